@@ -1,0 +1,23 @@
+// Package fsm is raftapi's deterministic state machine.
+//
+// Every raft log entry of type LogCommand carries one Command: a type byte
+// followed by the command's fields. Applying a command checks its
+// preconditions against the current state and either changes exactly one
+// object, stamping its metadata.resourceVersion with the entry's raft index,
+// or returns a typed *Error. The state lives in a bbolt file:
+//
+//   - "current": storage key -> 8-byte revision + object JSON
+//   - "rev":     8-byte big-endian revision -> one history record
+//     {type, key, object, previous object}
+//   - "keyidx":  key + 0x00 + 8-byte revision -> nothing, to find a key's
+//     revisions inside the history window
+//   - "meta":    the last applied index and the compaction boundary
+//
+// All four are written in the bbolt transaction of the batch that changed
+// them, so a restart resumes from the stored applied index instead of
+// replaying the log, and entries at or below it are skipped (replay guard).
+//
+// The FSM never reads the clock, the network or a random source: everything
+// non-deterministic (UIDs, timestamps, generated names) is decided before a
+// command is proposed, and compaction is itself a replicated command.
+package fsm

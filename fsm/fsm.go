@@ -1,0 +1,191 @@
+package fsm
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/raft"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Listener receives the committed-event feed of an FSM.
+//
+// Committed is called from the raft FSM goroutine after each batch has been
+// durably committed to bbolt, in log order and never concurrently with
+// itself or with Restored. applied is the index of the last entry of the
+// batch (including entries that changed nothing); events are the changes in
+// revision order and may be empty. It must not block: apply waits for it.
+//
+// Restored is called after Restore replaced the whole state; applied is the
+// restored state's applied index. Every event stream derived from the
+// previous state is now invalid.
+type Listener interface {
+	Committed(applied uint64, events []Event)
+	Restored(applied uint64)
+}
+
+// Result is what applying one command returned to its proposer. On success
+// Err is nil, Rev is the entry's index and Object the stored object (for a
+// delete: the deleted object stamped with the deletion's revision).
+type Result struct {
+	Rev    uint64
+	Object []byte
+	Err    *Error
+}
+
+// Error returns the rejection as an error, or nil.
+func (r *Result) Error() error {
+	if r.Err == nil {
+		return nil
+	}
+	return r.Err
+}
+
+// FSM is the bbolt-backed state machine. It implements raft.BatchingFSM:
+// ApplyBatch, Snapshot and Restore are called by raft as that interface
+// documents; View and Applied may be called concurrently with all of them.
+type FSM struct {
+	path     string
+	listener Listener
+
+	mu sync.RWMutex // write-held only while Restore swaps db
+	db *bolt.DB
+
+	applied   atomic.Uint64
+	compacted atomic.Uint64
+}
+
+var _ raft.BatchingFSM = (*FSM)(nil)
+
+// Open opens (creating if needed) the state file at path. listener may be
+// nil.
+func Open(path string, listener Listener) (*FSM, error) {
+	f := &FSM{path: path, listener: listener}
+	if f.listener == nil {
+		f.listener = nopListener{}
+	}
+	if err := f.open(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *FSM) open() error {
+	db, err := bolt.Open(f.path, 0o600, &bolt.Options{
+		Timeout:        5 * time.Second,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if err != nil {
+		return fmt.Errorf("fsm: open %s: %w", f.path, err)
+	}
+	var applied, compacted uint64
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketCurrent, bucketRev, bucketKeyIdx, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		applied, compacted = getUint(meta, metaApplied), getUint(meta, metaCompacted)
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("fsm: initialise %s: %w", f.path, err)
+	}
+	f.db = db
+	f.applied.Store(applied)
+	f.compacted.Store(compacted)
+	return nil
+}
+
+// Close closes the state file.
+func (f *FSM) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.db.Close()
+}
+
+// Applied returns the index of the last log entry applied.
+func (f *FSM) Applied() uint64 { return f.applied.Load() }
+
+// Compacted returns the compaction boundary: reads and watches at a
+// revision below it fail with ErrCompacted.
+func (f *FSM) Compacted() uint64 { return f.compacted.Load() }
+
+// Apply applies a single entry; see ApplyBatch.
+func (f *FSM) Apply(l *raft.Log) interface{} {
+	return f.ApplyBatch([]*raft.Log{l})[0]
+}
+
+// ApplyBatch applies committed entries in one bbolt transaction. Entries at
+// or below the stored applied index are skipped (they were applied before a
+// restart). For each LogCommand entry the result is a *Result; entries of
+// unknown command type are skipped with a CodeInvalid result, so a node can
+// run next to newer ones during a rolling upgrade. An entry that cannot be
+// decoded or a bbolt failure is a broken invariant and panics.
+func (f *FSM) ApplyBatch(logs []*raft.Log) []interface{} {
+	results := make([]interface{}, len(logs))
+	var events []Event
+	var applied, compacted uint64
+	f.mu.RLock()
+	err := f.db.Update(func(tx *bolt.Tx) error {
+		t := newTxn(tx)
+		applied, compacted = t.applied(), t.compacted()
+		for i, l := range logs {
+			if l.Index <= applied {
+				continue
+			}
+			applied = l.Index
+			if l.Type != raft.LogCommand {
+				continue
+			}
+			res, ev := t.applyEntry(l)
+			results[i] = res
+			if ev != nil {
+				events = append(events, *ev)
+			}
+		}
+		compacted = t.compacted()
+		return t.setApplied(applied)
+	})
+	f.mu.RUnlock()
+	if err != nil {
+		panic(fmt.Sprintf("fsm: commit batch ending at index %d: %v", applied, err))
+	}
+	f.applied.Store(applied)
+	f.compacted.Store(compacted)
+	f.listener.Committed(applied, events)
+	return results
+}
+
+func (t *txn) applyEntry(l *raft.Log) (*Result, *Event) {
+	cmd, err := DecodeCommand(l.Data)
+	if errors.Is(err, ErrUnknownCommand) {
+		return &Result{Rev: l.Index, Err: rejectf(CodeInvalid, "", "%v", err)}, nil
+	}
+	if err != nil {
+		panic(fmt.Sprintf("fsm: entry %d: %v", l.Index, err))
+	}
+	h, ok := handlers[cmd.Type]
+	if !ok {
+		panic(fmt.Sprintf("fsm: entry %d: no handler for %s", l.Index, cmd.Type))
+	}
+	return h(t, l.Index, cmd)
+}
+
+type nopListener struct{}
+
+func (nopListener) Committed(uint64, []Event) {}
+func (nopListener) Restored(uint64)           {}
+
+// copyTo streams a consistent copy of the state file.
+func copyTo(tx *bolt.Tx, w io.Writer) error {
+	_, err := tx.WriteTo(w)
+	return err
+}

@@ -1,0 +1,193 @@
+package fsm
+
+import (
+	"bytes"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Object is one stored object as read from the state.
+type Object struct {
+	Key  string
+	Rev  uint64
+	Data []byte
+}
+
+// View is a consistent read-only view of the state at one applied index.
+// It is valid only inside the function passed to FSM.View; the values it
+// returns are copies and stay valid after.
+type View struct {
+	applied, compacted   uint64
+	current, rev, keyIdx *bolt.Bucket
+}
+
+// View runs fn with a consistent snapshot of the state. Any number of views
+// may run concurrently with each other and with ApplyBatch.
+func (f *FSM) View(fn func(v *View) error) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		return fn(&View{
+			applied:   getUint(meta, metaApplied),
+			compacted: getUint(meta, metaCompacted),
+			current:   tx.Bucket(bucketCurrent),
+			rev:       tx.Bucket(bucketRev),
+			keyIdx:    tx.Bucket(bucketKeyIdx),
+		})
+	})
+}
+
+// Applied is the index of the last entry reflected in this view.
+func (v *View) Applied() uint64 { return v.applied }
+
+// Compacted is the compaction boundary of this view.
+func (v *View) Compacted() uint64 { return v.compacted }
+
+// checkRev validates a historical revision: ErrCompacted below the
+// boundary, ErrFutureRevision above the applied index.
+func (v *View) checkRev(rev uint64) error {
+	switch {
+	case rev > v.applied:
+		return ErrFutureRevision
+	case rev < v.compacted:
+		return ErrCompacted
+	}
+	return nil
+}
+
+// Get returns key's object as of revision rev; rev 0 means the current
+// state. ok is false when the key did not exist at rev.
+func (v *View) Get(key string, rev uint64) (obj Object, ok bool, err error) {
+	if rev == 0 || rev == v.applied {
+		obj, ok = v.currentObject([]byte(key))
+		return obj, ok, nil
+	}
+	if err := v.checkRev(rev); err != nil {
+		return Object{}, false, err
+	}
+	obj, ok = v.objectAt(key, rev)
+	return obj, ok, nil
+}
+
+func (v *View) currentObject(key []byte) (Object, bool) {
+	val := v.current.Get(key)
+	if val == nil {
+		return Object{}, false
+	}
+	rev, data := splitCurrent(val)
+	return Object{Key: string(key), Rev: rev, Data: clone(data)}, true
+}
+
+// objectAt reconstructs key at rev: the first retained change after rev
+// carries the version it replaced; with no change after rev the current
+// version is the one.
+func (v *View) objectAt(key string, rev uint64) (Object, bool) {
+	c := v.keyIdx.Cursor()
+	k, _ := c.Seek(keyIdxKey(key, rev+1))
+	if k != nil {
+		if kk, next := splitKeyIdx(k); kk == key {
+			e := decodeRecord(next, v.rev.Get(revBytes(next)))
+			if e.Prev == nil {
+				return Object{}, false
+			}
+			return Object{Key: key, Rev: e.PrevRev, Data: e.Prev}, true
+		}
+	}
+	return v.currentObject([]byte(key))
+}
+
+// Range calls fn, in key order, for every object whose key has the given
+// prefix and sorts after the key after ("" for the start), as of revision
+// rev (0 means the current state), until fn returns false.
+func (v *View) Range(prefix, after string, rev uint64, fn func(Object) bool) error {
+	if rev == 0 || rev == v.applied {
+		v.rangeCurrent(prefix, after, fn)
+		return nil
+	}
+	if err := v.checkRev(rev); err != nil {
+		return err
+	}
+	v.rangeAt(prefix, after, rev, fn)
+	return nil
+}
+
+func (v *View) rangeCurrent(prefix, after string, fn func(Object) bool) {
+	c := v.current.Cursor()
+	for k, val := c.Seek(startKey(prefix, after)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, val = c.Next() {
+		rev, data := splitCurrent(val)
+		if !fn(Object{Key: string(k), Rev: rev, Data: clone(data)}) {
+			return
+		}
+	}
+}
+
+// rangeAt merges the keys that exist now with the keys that changed inside
+// the history window (which include every key deleted since rev), and
+// reconstructs each at rev.
+func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) {
+	start := startKey(prefix, after)
+	cur := v.current.Cursor()
+	ck, _ := cur.Seek(start)
+	idx := v.keyIdx.Cursor()
+	ik, _ := idx.Seek(start)
+	for {
+		ckey, cok := prefixed(ck, prefix)
+		ikey, iok := "", false
+		if ik != nil {
+			ikey, _ = splitKeyIdx(ik)
+			iok = strings.HasPrefix(ikey, prefix)
+		}
+		if !cok && !iok {
+			return
+		}
+		var key string
+		switch {
+		case cok && (!iok || ckey <= ikey):
+			key = ckey
+		default:
+			key = ikey
+		}
+		if cok && ckey == key {
+			ck, _ = cur.Next()
+		}
+		if iok && ikey == key {
+			ik, _ = idx.Seek(append([]byte(key), keySep+1))
+		}
+		if obj, ok := v.objectAt(key, rev); ok && !fn(obj) {
+			return
+		}
+	}
+}
+
+func prefixed(k []byte, prefix string) (string, bool) {
+	if k == nil || !bytes.HasPrefix(k, []byte(prefix)) {
+		return "", false
+	}
+	return string(k), true
+}
+
+// startKey is the first key to visit: the prefix, or just past after.
+func startKey(prefix, after string) []byte {
+	if after != "" && after >= prefix {
+		return append([]byte(after), keySep)
+	}
+	return []byte(prefix)
+}
+
+// Events calls fn, in revision order, for every change after revision
+// after, until fn returns false. It fails with ErrCompacted when changes
+// after that revision have been dropped.
+func (v *View) Events(after uint64, fn func(Event) bool) error {
+	if after < v.compacted {
+		return ErrCompacted
+	}
+	c := v.rev.Cursor()
+	for k, val := c.Seek(revBytes(after + 1)); k != nil; k, val = c.Next() {
+		if !fn(decodeRecord(bytesToRev(k), val)) {
+			return nil
+		}
+	}
+	return nil
+}

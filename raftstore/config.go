@@ -1,0 +1,108 @@
+package raftstore
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Config configures one node of the replicated store.
+type Config struct {
+	// Name is this node's raft server ID; unique in the cluster.
+	Name string
+	// DataDir holds the raft log, snapshots and the state file.
+	DataDir string
+	// PeerListen is the host:port the peer service binds (raft, forwarded
+	// writes, read index). Ignored when PeerListener is set.
+	PeerListen string
+	// PeerListener, if set, is used instead of binding PeerListen; an
+	// embedding program can hand over a listener it already owns.
+	PeerListener net.Listener
+	// PeerDialer, if set, opens connections to other nodes' peer addresses
+	// instead of plain TCP (an embedding program can add TLS or route
+	// through its own network). The protocol byte is written after it.
+	PeerDialer func(addr string, timeout time.Duration) (net.Conn, error)
+	// PeerAdvertise is the address other nodes dial; defaults to the bound
+	// address.
+	PeerAdvertise string
+	// InitialCluster maps node names to peer addresses for the first start
+	// of a static cluster; it must include this node. Empty means a
+	// single-node cluster of this node. Ignored when DataDir already holds
+	// raft state.
+	InitialCluster map[string]string
+
+	// HistoryRetention is how long past revisions stay readable (Exact
+	// reads, continue tokens, watch resumption). Default 5 minutes.
+	HistoryRetention time.Duration
+	// HistoryMaxRevisions additionally bounds the window by count; 0 means
+	// no count bound.
+	HistoryMaxRevisions uint64
+	// CompactionInterval is how often the leader considers compacting.
+	// Default HistoryRetention/10, at least one second.
+	CompactionInterval time.Duration
+	// WaitTimeout bounds how long a NotOlderThan or Exact read waits for a
+	// revision this node has not applied yet. Default 3 seconds.
+	WaitTimeout time.Duration
+	// ApplyTimeout bounds a write from proposal to result. Default 10s.
+	ApplyTimeout time.Duration
+	// WatchBuffer is the number of events a watcher may lag behind before
+	// it is cut off. Default 1024.
+	WatchBuffer int
+
+	// HeartbeatTimeout, ElectionTimeout and LeaderLeaseTimeout tune raft;
+	// zero keeps raft's defaults (1s, 1s, 500ms).
+	HeartbeatTimeout   time.Duration
+	ElectionTimeout    time.Duration
+	LeaderLeaseTimeout time.Duration
+	// SnapshotThreshold is the number of log entries between snapshots;
+	// zero keeps raft's default (8192).
+	SnapshotThreshold uint64
+	// TrailingLogs is how many entries stay in the log after a snapshot;
+	// zero keeps raft's default (10240).
+	TrailingLogs uint64
+
+	// Logger receives the store's and raft's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+func (c *Config) withDefaults() (Config, error) {
+	out := *c
+	if out.Name == "" {
+		return out, fmt.Errorf("raftstore: config: Name is required")
+	}
+	if out.DataDir == "" {
+		return out, fmt.Errorf("raftstore: config: DataDir is required")
+	}
+	if out.PeerListener == nil && out.PeerListen == "" {
+		return out, fmt.Errorf("raftstore: config: PeerListen is required")
+	}
+	if len(out.InitialCluster) > 0 {
+		if _, ok := out.InitialCluster[out.Name]; !ok {
+			return out, fmt.Errorf("raftstore: config: InitialCluster lacks this node %q", out.Name)
+		}
+	}
+	setDefault(&out.HistoryRetention, 5*time.Minute)
+	setDefault(&out.CompactionInterval, max(out.HistoryRetention/10, time.Second))
+	setDefault(&out.WaitTimeout, 3*time.Second)
+	setDefault(&out.ApplyTimeout, 10*time.Second)
+	if out.WatchBuffer <= 0 {
+		out.WatchBuffer = 1024
+	}
+	if out.PeerDialer == nil {
+		out.PeerDialer = func(addr string, timeout time.Duration) (net.Conn, error) {
+			return net.DialTimeout("tcp", addr, timeout)
+		}
+	}
+	if out.Logger == nil {
+		out.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return out, nil
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d <= 0 {
+		*d = v
+	}
+}

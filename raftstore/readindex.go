@@ -1,0 +1,134 @@
+package raftstore
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// readIndex returns an index that every write acknowledged before the call
+// is at or below: the leader's commit index, confirmed by a quorum after
+// the call started. Concurrent callers share rounds.
+func (s *Store) readIndex(ctx context.Context) (uint64, error) {
+	return s.reads.do(ctx)
+}
+
+// readIndexRound runs one round for every caller that joined it: locally
+// on the leader, through the leader's peer RPC on a follower.
+func (s *Store) readIndexRound(ctx context.Context) (uint64, error) {
+	if s.raft.State() == raft.Leader {
+		return s.leaderReadIndex(ctx)
+	}
+	addr, _ := s.raft.LeaderWithID()
+	if addr == "" {
+		return 0, &Error{Code: ErrCodeUnavailable, Msg: "no leader for a consistent read", RetryAfter: time.Second}
+	}
+	reply, _, err := s.peers.call(ctx, string(addr), rpcReadIndex, nil)
+	if err != nil {
+		return 0, &Error{Code: ErrCodeUnavailable, Msg: "read index from leader", Err: err, RetryAfter: time.Second}
+	}
+	if reply.Err != nil {
+		return 0, fromWire(reply.Err)
+	}
+	return reply.Index, nil
+}
+
+// leaderReadIndex is the leader's half of ReadIndex: it needs an entry of
+// its own term committed (so its commit index is current), reads the
+// commit index, then confirms with a quorum that it is still the leader.
+func (s *Store) leaderReadIndex(ctx context.Context) (uint64, error) {
+	if s.raft.State() != raft.Leader {
+		return 0, &Error{Code: ErrCodeUnavailable, Msg: "not the leader", Err: errNotLeader}
+	}
+	if err := s.ensureTermCommitted(); err != nil {
+		return 0, err
+	}
+	idx := s.raft.CommitIndex()
+	if err := waitFuture(ctx, s.raft.VerifyLeader()); err != nil {
+		return 0, &Error{Code: ErrCodeUnavailable, Msg: "leadership not confirmed", Err: err, RetryAfter: time.Second}
+	}
+	return idx, nil
+}
+
+// ensureTermCommitted makes sure an entry of the current term is committed
+// (raft's no-op on election, or a barrier) before a read index is given.
+func (s *Store) ensureTermCommitted() error {
+	term := s.raft.CurrentTerm()
+	if s.committedTerm.Load() == term {
+		return nil
+	}
+	if err := s.raft.Barrier(s.cfg.ApplyTimeout).Error(); err != nil {
+		return &Error{Code: ErrCodeUnavailable, Msg: "commit an entry of the new term", Err: err, RetryAfter: time.Second}
+	}
+	s.committedTerm.Store(term)
+	return nil
+}
+
+func waitFuture(ctx context.Context, f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// rounds batches concurrent callers of fn: a caller joins the next round to
+// start, never one already running, so every round begins after each of
+// its callers arrived (which a linearizable read needs).
+type rounds struct {
+	fn func(ctx context.Context) (uint64, error)
+	// timeout bounds one round, which runs on no caller's context.
+	timeout time.Duration
+
+	mu      sync.Mutex
+	next    *round
+	running bool
+}
+
+type round struct {
+	done  chan struct{}
+	index uint64
+	err   error
+}
+
+func (b *rounds) do(ctx context.Context) (uint64, error) {
+	b.mu.Lock()
+	if b.next == nil {
+		b.next = &round{done: make(chan struct{})}
+	}
+	r := b.next
+	if !b.running {
+		b.running = true
+		go b.run()
+	}
+	b.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.index, r.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+func (b *rounds) run() {
+	for {
+		b.mu.Lock()
+		r := b.next
+		b.next = nil
+		if r == nil {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+		r.index, r.err = b.fn(ctx)
+		cancel()
+		close(r.done)
+	}
+}

@@ -1,0 +1,90 @@
+package raftstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// Status is a node's view of the cluster, for health checks and metrics.
+type Status struct {
+	Name          string
+	State         string // Leader, Follower, Candidate, Shutdown
+	Term          uint64
+	LeaderID      string
+	LeaderAddr    string
+	CommitIndex   uint64
+	AppliedIndex  uint64 // applied to the FSM: the node's current revision
+	Compacted     uint64 // history boundary
+	LastContact   time.Time
+	LeaderChanges uint64
+	Watchers      int
+}
+
+// Status returns the node's current view.
+func (s *Store) Status() Status {
+	addr, id := s.raft.LeaderWithID()
+	return Status{
+		Name:          s.cfg.Name,
+		State:         s.raft.State().String(),
+		Term:          s.raft.CurrentTerm(),
+		LeaderID:      string(id),
+		LeaderAddr:    string(addr),
+		CommitIndex:   s.raft.CommitIndex(),
+		AppliedIndex:  s.fsm.Applied(),
+		Compacted:     s.fsm.Compacted(),
+		LastContact:   s.raft.LastContact(),
+		LeaderChanges: s.leaderChanges.Load(),
+		Watchers:      s.hub.count(),
+	}
+}
+
+// Name returns the node's name.
+func (s *Store) Name() string { return s.cfg.Name }
+
+// IsLeader reports whether this node currently believes it is the leader.
+func (s *Store) IsLeader() bool { return s.raft.State() == raft.Leader }
+
+// Revision returns the node's applied index: the resourceVersion of its
+// current state.
+func (s *Store) Revision() uint64 { return s.fsm.Applied() }
+
+// Raft exposes the raft node to the cluster layer (membership changes).
+func (s *Store) Raft() *raft.Raft { return s.raft }
+
+// WaitForLeader blocks until the node knows a leader.
+func (s *Store) WaitForLeader(ctx context.Context) error {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if addr, _ := s.raft.LeaderWithID(); addr != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// observeLeader counts leader changes.
+func (s *Store) observeLeader() {
+	defer s.wg.Done()
+	ch := make(chan raft.Observation, 16)
+	obs := raft.NewObserver(ch, false, func(o *raft.Observation) bool {
+		_, ok := o.Data.(raft.LeaderObservation)
+		return ok
+	})
+	s.raft.RegisterObserver(obs)
+	defer s.raft.DeregisterObserver(obs)
+	for {
+		select {
+		case <-ch:
+			s.leaderChanges.Add(1)
+		case <-s.stopCh:
+			return
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package raftstore
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/raftapi/raftapi/fsm"
+)
+
+// item is one entry of a watcher's queue: a committed event, or a bookmark
+// request at a revision.
+type item struct {
+	event    *fsm.Event
+	bookmark uint64
+}
+
+// Watch is one open watch. Its events arrive on ResultChan in revision
+// order, without gaps or duplicates; the channel closes when the watch ends
+// (Stop, context cancelled, cut off for falling behind, or after a
+// WatchError event).
+type Watch struct {
+	store     *Store
+	key       string
+	recursive bool
+	pred      Predicate
+
+	queue       chan item // filled by the hub, closed when it drops us
+	closeReason error     // set by the hub before closing queue
+	out         chan WatchEvent
+	stop        chan struct{}
+	stopOnce    sync.Once
+	last        uint64 // revision of the last event or bookmark sent
+}
+
+// Watch streams the changes of key (every key under it when
+// opts.Recursive) after opts.Revision. A revision below the compaction
+// boundary yields a single WatchError event with ErrCodeExpired.
+func (s *Store) Watch(ctx context.Context, key string, opts WatchOptions) (*Watch, error) {
+	if s.closed.Load() {
+		return nil, &Error{Code: ErrCodeUnavailable, Err: ErrClosed}
+	}
+	w := &Watch{
+		store:     s,
+		key:       key,
+		recursive: opts.Recursive,
+		pred:      opts.Predicate,
+		queue:     make(chan item, s.cfg.WatchBuffer),
+		out:       make(chan WatchEvent),
+		stop:      make(chan struct{}),
+	}
+	start := s.hub.add(w)
+	from := opts.Revision
+	replay := from != 0
+	if !replay {
+		from = start
+	}
+	go w.run(ctx, from, replay)
+	return w, nil
+}
+
+// ResultChan returns the event channel.
+func (w *Watch) ResultChan() <-chan WatchEvent { return w.out }
+
+// Stop ends the watch; ResultChan closes soon after. Safe to call twice.
+func (w *Watch) Stop() {
+	w.stopOnce.Do(func() {
+		close(w.stop)
+		w.store.hub.remove(w)
+	})
+}
+
+// RequestProgress asks for a Bookmark event at the node's applied index,
+// sent after every event up to that index.
+func (w *Watch) RequestProgress() { w.store.hub.progress(w) }
+
+func (w *Watch) interested(key string) bool {
+	if w.recursive {
+		return strings.HasPrefix(key, w.key)
+	}
+	return key == w.key
+}
+
+// offer queues it without blocking; false means the queue is full.
+func (w *Watch) offer(it item) bool {
+	select {
+	case w.queue <- it:
+		return true
+	default:
+		return false
+	}
+}
+
+func (w *Watch) run(ctx context.Context, from uint64, replay bool) {
+	defer close(w.out)
+	defer w.Stop()
+	w.last = from
+	if replay {
+		if err := w.replay(from); err != nil {
+			w.send(WatchEvent{Type: WatchError, Rev: from, Err: err})
+			return
+		}
+	}
+	for {
+		select {
+		case it, ok := <-w.queue:
+			if !ok {
+				if w.closeReason != nil {
+					w.send(WatchEvent{Type: WatchError, Err: w.closeReason})
+				}
+				return
+			}
+			if !w.deliver(it) {
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-w.stop:
+			return
+		}
+	}
+}
+
+// deliver sends one queued item unless it was already covered by replay.
+func (w *Watch) deliver(it item) bool {
+	if it.event == nil {
+		return w.send(WatchEvent{Type: Bookmark, Rev: max(it.bookmark, w.last)})
+	}
+	if it.event.Rev <= w.last {
+		return true
+	}
+	return w.emit(it.event)
+}
+
+// emit turns a committed event into the watch event the predicate makes of
+// it, if any, and sends it.
+func (w *Watch) emit(e *fsm.Event) bool {
+	w.last = e.Rev
+	typ, ok := w.transition(e)
+	if !ok {
+		return true
+	}
+	return w.send(WatchEvent{Type: typ, Key: e.Key, Rev: e.Rev, Object: e.Object, Prev: e.Prev})
+}
+
+func (w *Watch) transition(e *fsm.Event) (WatchEventType, bool) {
+	switch e.Type {
+	case fsm.Created:
+		return Added, w.pred.matches(e.Object)
+	case fsm.Deleted:
+		return Deleted, w.pred.matches(e.Prev)
+	}
+	was, is := w.pred.matches(e.Prev), w.pred.matches(e.Object)
+	switch {
+	case was && is:
+		return Modified, true
+	case is:
+		return Added, true
+	case was:
+		return Deleted, true
+	}
+	return 0, false
+}
+
+func (w *Watch) send(ev WatchEvent) bool {
+	select {
+	case w.out <- ev:
+		return true
+	case <-w.stop:
+		return false
+	}
+}
+
+const replayChunk = 512
+
+// replay sends the retained history after from, reading it in chunks so no
+// read transaction stays open for long, and leaves w.last at the applied
+// index of the last view: every later event comes through the queue.
+func (w *Watch) replay(from uint64) error {
+	for {
+		var chunk []fsm.Event
+		var applied uint64
+		err := w.store.fsm.View(func(v *fsm.View) error {
+			applied = v.Applied()
+			return v.Events(w.last, func(e fsm.Event) bool {
+				if w.interested(e.Key) {
+					chunk = append(chunk, e)
+				}
+				return len(chunk) < replayChunk
+			})
+		})
+		if err != nil {
+			return w.store.viewError(err, from)
+		}
+		for i := range chunk {
+			if !w.emit(&chunk[i]) {
+				return nil
+			}
+		}
+		if len(chunk) < replayChunk {
+			w.last = max(w.last, applied)
+			return nil
+		}
+	}
+}
