@@ -13,8 +13,6 @@ import (
 // leader, nothing was appended": safe to retry on the leader.
 var errNotLeader = errors.New("not the leader")
 
-const maxProposeAttempts = 5
-
 // Create stores obj under key, which must not exist. The returned object
 // carries the revision the create committed at.
 func (s *Store) Create(ctx context.Context, key string, obj []byte) (Object, error) {
@@ -65,22 +63,20 @@ func fromRejection(e *fsm.Error) error {
 }
 
 // propose gets data committed through the leader, retrying only while the
-// outcome is definitely "not applied" (no leader, not the leader).
+// outcome is definitely "not applied" (no leader yet, not the leader),
+// until ApplyTimeout or the caller's deadline.
 func (s *Store) propose(ctx context.Context, data []byte) (*fsm.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ApplyTimeout)
 	defer cancel()
-	var err error
-	for attempt := 0; attempt < maxProposeAttempts; attempt++ {
-		var res *fsm.Result
-		res, err = s.proposeOnce(ctx, data)
+	for attempt := 0; ; attempt++ {
+		res, err := s.proposeOnce(ctx, data)
 		if err == nil || !errors.Is(err, errNotLeader) {
 			return res, err
 		}
-		if werr := s.waitForLeader(ctx, attempt); werr != nil {
-			break
+		if backoff(ctx, attempt) != nil {
+			return nil, err
 		}
 	}
-	return nil, err
 }
 
 func (s *Store) proposeOnce(ctx context.Context, data []byte) (*fsm.Result, error) {
@@ -167,9 +163,10 @@ func toFSMCode(c ErrorCode) fsm.Code {
 	return fsm.CodeInvalid
 }
 
-// waitForLeader backs off before retrying a proposal that found no leader.
-func (s *Store) waitForLeader(ctx context.Context, attempt int) error {
-	t := time.NewTimer(time.Duration(50*(1<<attempt)) * time.Millisecond)
+// backoff waits before retrying an attempt that found no leader: 10ms
+// doubling up to 200ms, or until ctx ends.
+func backoff(ctx context.Context, attempt int) error {
+	t := time.NewTimer(min(10*time.Millisecond<<min(attempt, 5), 200*time.Millisecond))
 	defer t.Stop()
 	select {
 	case <-t.C:

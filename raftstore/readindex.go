@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -18,12 +19,26 @@ func (s *Store) readIndex(ctx context.Context) (uint64, error) {
 // readIndexRound runs one round for every caller that joined it: locally
 // on the leader, through the leader's peer RPC on a follower.
 func (s *Store) readIndexRound(ctx context.Context) (uint64, error) {
+	for attempt := 0; ; attempt++ {
+		idx, err := s.readIndexOnce(ctx)
+		if err == nil || !errors.Is(err, errNotLeader) {
+			return idx, err
+		}
+		if backoff(ctx, attempt) != nil {
+			return 0, err
+		}
+	}
+}
+
+// readIndexOnce asks the current leader once; errNotLeader means no leader
+// is known or it stepped down, so a retry may succeed.
+func (s *Store) readIndexOnce(ctx context.Context) (uint64, error) {
 	if s.raft.State() == raft.Leader {
 		return s.leaderReadIndex(ctx)
 	}
 	addr, _ := s.raft.LeaderWithID()
 	if addr == "" {
-		return 0, &Error{Code: ErrCodeUnavailable, Msg: "no leader for a consistent read", RetryAfter: time.Second}
+		return 0, &Error{Code: ErrCodeUnavailable, Msg: "no leader for a consistent read", RetryAfter: time.Second, Err: errNotLeader}
 	}
 	reply, _, err := s.peers.call(ctx, string(addr), rpcReadIndex, nil)
 	if err != nil {

@@ -9,17 +9,17 @@ import (
 
 // Status is a node's view of the cluster, for health checks and metrics.
 type Status struct {
-	Name          string
-	State         string // Leader, Follower, Candidate, Shutdown
-	Term          uint64
-	LeaderID      string
-	LeaderAddr    string
-	CommitIndex   uint64
-	AppliedIndex  uint64 // applied to the FSM: the node's current revision
-	Compacted     uint64 // history boundary
-	LastContact   time.Time
-	LeaderChanges uint64
-	Watchers      int
+	Name          string    `json:"name"`
+	State         string    `json:"state"` // Leader, Follower, Candidate, Shutdown
+	Term          uint64    `json:"term"`
+	LeaderID      string    `json:"leaderID"`
+	LeaderAddr    string    `json:"leaderAddr"`
+	CommitIndex   uint64    `json:"commitIndex"`
+	AppliedIndex  uint64    `json:"appliedIndex"` // applied to the FSM: the node's current revision
+	Compacted     uint64    `json:"compacted"`    // history boundary
+	LastContact   time.Time `json:"lastContact"`
+	LeaderChanges uint64    `json:"leaderChanges"`
+	Watchers      int       `json:"watchers"`
 }
 
 // Status returns the node's current view.

@@ -1,0 +1,187 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// node is one raftapi process.
+type node struct {
+	name, dir, api, peer string
+	cmd                  *exec.Cmd
+	exited               chan struct{}
+}
+
+// procCluster is a static cluster of raftapi processes on loopback.
+type procCluster struct {
+	t     *testing.T
+	nodes []*node
+}
+
+// freeAddr returns a loopback address with a port free right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startCluster starts n processes forming one cluster and waits for a
+// leader every node agrees on.
+func startCluster(t *testing.T, n int) *procCluster {
+	t.Helper()
+	c := &procCluster{t: t}
+	var initial []string
+	for i := range n {
+		nd := &node{name: fmt.Sprintf("n%d", i+1), dir: t.TempDir(), api: freeAddr(t), peer: freeAddr(t)}
+		c.nodes = append(c.nodes, nd)
+		initial = append(initial, nd.name+"="+nd.peer)
+	}
+	for i, nd := range c.nodes {
+		if n == 1 {
+			initial = nil
+		}
+		c.startNode(i, strings.Join(initial, ","))
+		_ = nd
+	}
+	t.Cleanup(c.stopAll)
+	c.waitLeader(-1)
+	return c
+}
+
+func (c *procCluster) startNode(i int, initial string) {
+	c.t.Helper()
+	nd := c.nodes[i]
+	args := []string{"serve", "--name", nd.name, "--data-dir", filepath.Join(nd.dir, "data"),
+		"--listen", nd.api, "--peer-listen", nd.peer, "--log-level", "warn"}
+	if initial != "" {
+		args = append(args, "--initial-cluster", initial)
+	}
+	log, err := os.OpenFile(filepath.Join(nd.dir, "log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	nd.cmd = exec.Command(binary, args...)
+	nd.cmd.Stdout, nd.cmd.Stderr = log, log
+	if err := nd.cmd.Start(); err != nil {
+		c.t.Fatalf("start %s: %v", nd.name, err)
+	}
+	nd.exited = make(chan struct{})
+	go func() { _ = nd.cmd.Wait(); log.Close(); close(nd.exited) }()
+}
+
+// restart starts a killed node again on its data directory.
+func (c *procCluster) restart(i int) { c.startNode(i, "") }
+
+// kill sends SIGKILL to node i and waits for it to exit.
+func (c *procCluster) kill(i int) {
+	nd := c.nodes[i]
+	_ = nd.cmd.Process.Signal(syscall.SIGKILL)
+	<-nd.exited
+}
+
+func (c *procCluster) signal(i int, sig syscall.Signal) {
+	_ = c.nodes[i].cmd.Process.Signal(sig)
+}
+
+func (c *procCluster) stopAll() {
+	for i, nd := range c.nodes {
+		if nd.cmd == nil {
+			continue
+		}
+		select {
+		case <-nd.exited:
+			continue
+		default:
+		}
+		_ = nd.cmd.Process.Signal(syscall.SIGCONT)
+		_ = nd.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-nd.exited:
+		case <-time.After(10 * time.Second):
+			c.kill(i)
+		}
+		if c.t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(nd.dir, "log")); err == nil {
+				c.t.Logf("log of %s:\n%s", nd.name, tail(string(b), 4000))
+			}
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// status is the part of /raftapi/v1/status the tests read.
+type status struct {
+	Name          string `json:"name"`
+	State         string `json:"state"`
+	LeaderID      string `json:"leaderID"`
+	AppliedIndex  uint64 `json:"appliedIndex"`
+	LeaderChanges uint64 `json:"leaderChanges"`
+}
+
+func (c *procCluster) status(i int) (status, error) {
+	var st status
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.nodes[i].api+"/raftapi/v1/status", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// waitLeader waits until every running node except skip agrees on a
+// leader that is itself running, and returns its index.
+func (c *procCluster) waitLeader(skip int) int {
+	c.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if i, ok := c.agreedLeader(skip); ok {
+			return i
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.t.Fatalf("no agreed leader within 60s")
+	return -1
+}
+
+func (c *procCluster) agreedLeader(skip int) (int, bool) {
+	leader := ""
+	for i := range c.nodes {
+		if i == skip {
+			continue
+		}
+		st, err := c.status(i)
+		if err != nil || st.LeaderID == "" || (leader != "" && st.LeaderID != leader) {
+			return -1, false
+		}
+		leader = st.LeaderID
+	}
+	for i, nd := range c.nodes {
+		if nd.name == leader && i != skip {
+			return i, true
+		}
+	}
+	return -1, false
+}
