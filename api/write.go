@@ -164,7 +164,12 @@ func bodyRevision(u *unstructured.Unstructured) (uint64, error) {
 
 func (h *handler) updateLoop(r *http.Request, u *unstructured.Unstructured, want uint64) (raftstore.Object, error) {
 	key := h.res.key(u.GetNamespace(), u.GetName())
+	// A lagging node must not answer 409 for a version the client saw
+	// elsewhere: read at least as new as the version the body names.
 	read := raftstore.ReadOptions{Consistency: raftstore.Any}
+	if want != 0 {
+		read = raftstore.ReadOptions{Consistency: raftstore.NotOlderThan, Revision: want}
+	}
 	for {
 		cur, err := h.store().Get(r.Context(), key, read)
 		if err != nil {

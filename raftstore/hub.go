@@ -39,10 +39,21 @@ func (h *hub) committed(applied uint64, events []fsm.Event) {
 func (h *hub) restored(applied uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for w := range h.watchers {
-		h.removeLocked(w, &Error{Code: ErrCodeExpired, Msg: "state restored from a snapshot; watch again"})
-	}
+	h.endAllLocked(&Error{Code: ErrCodeExpired, Msg: "state restored from a snapshot; watch again"})
 	h.published = applied
+}
+
+// endAll ends every watch with reason as its last event.
+func (h *hub) endAll(reason error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.endAllLocked(reason)
+}
+
+func (h *hub) endAllLocked(reason error) {
+	for w := range h.watchers {
+		h.removeLocked(w, reason)
+	}
 }
 
 // add registers w and returns the applied index it starts after: every

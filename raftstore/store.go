@@ -252,7 +252,7 @@ func (s *Store) Close() error {
 		}
 		s.wg.Wait()
 		if s.hub != nil {
-			s.hub.restored(0)
+			s.hub.endAll(&Error{Code: ErrCodeUnavailable, Err: ErrClosed})
 		}
 		if s.logStore != nil {
 			errs = append(errs, s.logStore.Close())
