@@ -82,6 +82,9 @@ func applyCreate(t *txn, index uint64, c *Command) (*Result, *Event) {
 }
 
 func applyUpdate(t *txn, index uint64, c *Command) (*Result, *Event) {
+	if !validKey(c.Key) {
+		return reject(index, rejectf(CodeInvalid, c.Key, "invalid storage key"))
+	}
 	prev, prevRev, ok := t.lookup(c.Key)
 	if !ok {
 		return reject(index, rejectf(CodeNotFound, c.Key, "key not found"))
@@ -97,6 +100,9 @@ func applyUpdate(t *txn, index uint64, c *Command) (*Result, *Event) {
 }
 
 func applyDelete(t *txn, index uint64, c *Command) (*Result, *Event) {
+	if !validKey(c.Key) {
+		return reject(index, rejectf(CodeInvalid, c.Key, "invalid storage key"))
+	}
 	prev, prevRev, ok := t.lookup(c.Key)
 	if !ok {
 		return reject(index, rejectf(CodeNotFound, c.Key, "key not found"))

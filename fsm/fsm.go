@@ -78,7 +78,11 @@ func (f *FSM) open() error {
 	db, err := bolt.Open(f.path, 0o600, &bolt.Options{
 		Timeout:        5 * time.Second,
 		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
+		// Map address space up front so a write that grows the file rarely
+		// waits for open read transactions (views, snapshot streaming) to
+		// end before remapping. Virtual size only.
+		InitialMmapSize: 1 << 30,
+		FreelistType:    bolt.FreelistMapType,
 	})
 	if err != nil {
 		return fmt.Errorf("fsm: open %s: %w", f.path, err)
@@ -133,8 +137,7 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []interface{} {
 	results := make([]interface{}, len(logs))
 	var events []Event
 	var applied, compacted uint64
-	f.mu.RLock()
-	err := f.db.Update(func(tx *bolt.Tx) error {
+	err := f.update(func(tx *bolt.Tx) error {
 		t := newTxn(tx)
 		applied, compacted = t.applied(), t.compacted()
 		for i, l := range logs {
@@ -154,7 +157,6 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []interface{} {
 		compacted = t.compacted()
 		return t.setApplied(applied)
 	})
-	f.mu.RUnlock()
 	if err != nil {
 		panic(fmt.Sprintf("fsm: commit batch ending at index %d: %v", applied, err))
 	}
@@ -162,6 +164,13 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []interface{} {
 	f.compacted.Store(compacted)
 	f.listener.Committed(applied, events)
 	return results
+}
+
+// update runs fn in a write transaction on the current state file.
+func (f *FSM) update(fn func(tx *bolt.Tx) error) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.db.Update(fn)
 }
 
 func (t *txn) applyEntry(l *raft.Log) (*Result, *Event) {

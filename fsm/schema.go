@@ -22,9 +22,14 @@ var (
 // must not contain it, which also keeps keyidx sorted like the keys.
 const keySep = 0x00
 
+// maxKeyLen is the longest storage key: its keyidx entry (key, keySep and
+// an 8-byte revision) must fit bbolt's key size limit, or storing it would
+// fail inside apply.
+const maxKeyLen = bolt.MaxKeySize - 1 - 8
+
 // validKey reports whether key may be stored.
 func validKey(key string) bool {
-	return key != "" && !strings.ContainsRune(key, keySep)
+	return key != "" && len(key) <= maxKeyLen && !strings.ContainsRune(key, keySep)
 }
 
 func revBytes(rev uint64) []byte {

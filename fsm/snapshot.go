@@ -90,14 +90,25 @@ func writeFile(path string, r io.Reader) error {
 	return out.Close()
 }
 
-// checkStateFile verifies that path is a bbolt file with our buckets.
+// checkStateFile verifies that path is a complete bbolt file with our
+// buckets.
 func checkStateFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("snapshot is not a state file: %w", err)
 	}
 	defer db.Close()
 	return db.View(func(tx *bolt.Tx) error {
+		// A truncated copy passes bbolt's meta page checks, and reading a
+		// page beyond the end of the mapped file is a fatal SIGBUS: check
+		// the size the meta page records before reading any other page.
+		if fi.Size() < tx.Size() {
+			return fmt.Errorf("snapshot is truncated: %d of %d bytes", fi.Size(), tx.Size())
+		}
 		for _, name := range [][]byte{bucketCurrent, bucketRev, bucketKeyIdx, bucketMeta} {
 			if tx.Bucket(name) == nil {
 				return fmt.Errorf("snapshot lacks bucket %q", name)

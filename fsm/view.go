@@ -168,10 +168,13 @@ func prefixed(k []byte, prefix string) (string, bool) {
 	return string(k), true
 }
 
-// startKey is the first key to visit: the prefix, or just past after.
+// startKey is the first key to visit: the prefix, or just past after. The
+// keyidx entries of after itself (after, keySep, revision) sort below
+// after+keySep+1, so one seek key skips after in both buckets; no storage
+// key contains keySep, so none is skipped in between.
 func startKey(prefix, after string) []byte {
 	if after != "" && after >= prefix {
-		return append([]byte(after), keySep)
+		return append([]byte(after), keySep+1)
 	}
 	return []byte(prefix)
 }

@@ -1,0 +1,157 @@
+package fsm
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestStampResourceVersionBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		rev  uint64
+		want string // exact output; members sorted, raw values kept
+	}{
+		{"empty object", `{}`, 1, `{"metadata":{"resourceVersion":"1"}}`},
+		{"sorted members", `{"b":1,"a":{"z":1,"y":2},"metadata":{"name":"n"}}`, 7,
+			`{"a":{"z":1,"y":2},"b":1,"metadata":{"name":"n","resourceVersion":"7"}}`},
+		{"overwrites string rv", `{"metadata":{"resourceVersion":"3"}}`, 18446744073709551615,
+			`{"metadata":{"resourceVersion":"18446744073709551615"}}`},
+		{"overwrites numeric rv", `{"metadata":{"resourceVersion":3}}`, 4, `{"metadata":{"resourceVersion":"4"}}`},
+		{"null metadata", `{"metadata":null}`, 2, `{"metadata":{"resourceVersion":"2"}}`},
+		{"keeps number text", `{"n":1.50,"m":1e3,"big":123456789012345678901234567890}`, 9,
+			`{"big":123456789012345678901234567890,"m":1e3,"metadata":{"resourceVersion":"9"},"n":1.50}`},
+		{"compacts whitespace", "{ \"a\" : [ 1 , 2 ] }", 3, `{"a":[1,2],"metadata":{"resourceVersion":"3"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := stampResourceVersion([]byte(tc.in), tc.rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+			again, err := stampResourceVersion(got, tc.rev)
+			if err != nil || !bytes.Equal(again, got) {
+				t.Fatalf("stamping is not idempotent: %s", again)
+			}
+		})
+	}
+}
+
+func TestStampResourceVersionRejects(t *testing.T) {
+	for _, in := range []string{``, `null`, `[]`, `"x"`, `1`, `true`, `{`, `{"metadata":1}`, `{"metadata":"x"}`, `{"metadata":[]}`, `{}{}`} {
+		t.Run(in, func(t *testing.T) {
+			if got, err := stampResourceVersion([]byte(in), 1); err == nil {
+				t.Fatalf("stamped %q into %s, want error", in, got)
+			}
+		})
+	}
+}
+
+func TestObjectUID(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"present", `{"metadata":{"uid":"u-1"}}`, "u-1"},
+		{"absent", `{"metadata":{}}`, ""},
+		{"no metadata", `{}`, ""},
+		{"not a string", `{"metadata":{"uid":5}}`, ""},
+		{"not JSON", `x`, ""},
+		{"top-level uid ignored", `{"uid":"top","metadata":{}}`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := objectUID([]byte(tc.in)); got != tc.want {
+				t.Fatalf("objectUID = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidKey(t *testing.T) {
+	tests := []struct {
+		name string
+		key  string
+		want bool
+	}{
+		{"empty", "", false},
+		{"simple", "/registry/pods/ns/a", true},
+		{"non UTF-8", "\xff\xfe", true},
+		{"NUL first", "\x00a", false},
+		{"NUL inside", "a\x00b", false},
+		{"NUL last", "a\x00", false},
+		{"0x01 allowed", "a\x01", true},
+		{"longest", strings.Repeat("k", bolt.MaxKeySize-9), true},
+		{"one too long", strings.Repeat("k", bolt.MaxKeySize-8), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := validKey(tc.key); got != tc.want {
+				t.Fatalf("validKey = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKeyIdxKey(t *testing.T) {
+	for _, key := range []string{"a", "/x/y", "a\x01", strings.Repeat("z", 300)} {
+		for _, rev := range []uint64{0, 1, 255, 256, 1<<64 - 1} {
+			k, r := splitKeyIdx(keyIdxKey(key, rev))
+			if k != key || r != rev {
+				t.Fatalf("split(keyIdxKey(%q, %d)) = %q, %d", key, rev, k, r)
+			}
+		}
+	}
+	// keyidx sorts like the keys, then by revision.
+	ordered := [][]byte{
+		keyIdxKey("a", 9), keyIdxKey("a", 10), keyIdxKey("a\x01", 1), keyIdxKey("a/", 1), keyIdxKey("ab", 0), keyIdxKey("b", 0),
+	}
+	for i := 1; i < len(ordered); i++ {
+		if bytes.Compare(ordered[i-1], ordered[i]) >= 0 {
+			t.Fatalf("keyidx %q sorts at or after %q", ordered[i-1], ordered[i])
+		}
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		e    Event
+	}{
+		{"created", Event{Type: Created, Key: "k", Rev: 3, Object: []byte(`{"a":1}`)}},
+		{"updated", Event{Type: Updated, Key: "/a/b", Rev: 9, Object: []byte(`{"a":2}`), Prev: []byte(`{"a":1}`), PrevRev: 3}},
+		{"deleted", Event{Type: Deleted, Key: "k", Rev: 1 << 40, Object: []byte(`{}`), Prev: []byte(`{"x":0}`), PrevRev: 1<<40 - 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := encodeRecord(&tc.e)
+			if got := decodeRecord(tc.e.Rev, v); !reflect.DeepEqual(got, tc.e) {
+				t.Fatalf("decodeRecord = %+v, want %+v", got, tc.e)
+			}
+			if got := recordKey(tc.e.Rev, v); got != tc.e.Key {
+				t.Fatalf("recordKey = %q", got)
+			}
+			// decodeRecord copies: changing the stored bytes leaves it intact.
+			got := decodeRecord(tc.e.Rev, v)
+			for i := range v {
+				v[i] = 0
+			}
+			if !reflect.DeepEqual(got, tc.e) {
+				t.Fatalf("decoded event aliases the record: %+v", got)
+			}
+		})
+	}
+}
+
+func TestCurrentValue(t *testing.T) {
+	rev, obj := splitCurrent(currentValue(1<<33+5, []byte(`{"k":"v"}`)))
+	if rev != 1<<33+5 || string(obj) != `{"k":"v"}` {
+		t.Fatalf("splitCurrent = %d %s", rev, obj)
+	}
+}
