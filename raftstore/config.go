@@ -47,6 +47,9 @@ type Config struct {
 	WaitTimeout time.Duration
 	// ApplyTimeout bounds a write from proposal to result. Default 10s.
 	ApplyTimeout time.Duration
+	// ReadIndexTimeout bounds obtaining a read index for a Most Recent
+	// read, including waiting for a leader to be known. Default 5s.
+	ReadIndexTimeout time.Duration
 	// WatchBuffer is the number of events a watcher may lag behind before
 	// it is cut off. Default 1024.
 	WatchBuffer int
@@ -56,9 +59,18 @@ type Config struct {
 	HeartbeatTimeout   time.Duration
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
-	// SnapshotThreshold is the number of log entries between snapshots;
-	// zero keeps raft's default (8192).
+	// CommitTimeout is how long the leader lets followers go without
+	// learning its commit index when no new entries flow. A follower's Most
+	// Recent read waits for it to learn the read index, so this bounds such
+	// a read's latency after a write. Default 10ms (raft's own is 50ms).
+	CommitTimeout time.Duration
+	// SnapshotThreshold is how many new log entries make a snapshot due;
+	// zero keeps raft's default (8192). Raft checks it every
+	// SnapshotInterval.
 	SnapshotThreshold uint64
+	// SnapshotInterval is how often raft checks whether a snapshot is due;
+	// zero keeps raft's default (120s, jittered).
+	SnapshotInterval time.Duration
 	// TrailingLogs is how many entries stay in the log after a snapshot;
 	// zero keeps raft's default (10240).
 	TrailingLogs uint64
@@ -87,6 +99,8 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.CompactionInterval, max(out.HistoryRetention/10, time.Second))
 	setDefault(&out.WaitTimeout, 3*time.Second)
 	setDefault(&out.ApplyTimeout, 10*time.Second)
+	setDefault(&out.ReadIndexTimeout, 5*time.Second)
+	setDefault(&out.CommitTimeout, 10*time.Millisecond)
 	if out.WatchBuffer <= 0 {
 		out.WatchBuffer = 1024
 	}

@@ -22,7 +22,11 @@ func (s *Store) Get(ctx context.Context, key string, opts ReadOptions) (Object, 
 			return s.viewError(err, rev)
 		}
 		if !ok {
-			return &Error{Code: ErrCodeNotFound, Key: key, Rev: v.Applied()}
+			served := v.Applied()
+			if at != 0 {
+				served = at
+			}
+			return &Error{Code: ErrCodeNotFound, Key: key, Rev: served}
 		}
 		obj = o
 		return nil
@@ -123,7 +127,7 @@ func listPage(v *fsm.View, prefix, after string, rev uint64, opts ListOptions) (
 	}
 	var last string
 	full, more := false, false
-	err := rangeAfter(v, prefix, after, rev, func(o Object) bool {
+	err := v.Range(prefix, after, rev, func(o Object) bool {
 		if full {
 			more = true
 			return false
@@ -141,23 +145,10 @@ func listPage(v *fsm.View, prefix, after string, rev uint64, opts ListOptions) (
 	out.Continue = encodeContinue(out.Revision, last)
 	if opts.Predicate == nil {
 		var n int64
-		_ = rangeAfter(v, prefix, last, rev, func(Object) bool { n++; return true })
+		_ = v.Range(prefix, last, rev, func(Object) bool { n++; return true })
 		out.RemainingItemCount = &n
 	}
 	return out, nil
-}
-
-// rangeAfter is View.Range restricted to keys strictly after after. At a
-// historical revision View.Range also yields after itself when it changed
-// inside the history window (its key-index cursor starts at after's own
-// entries), which would repeat the last item of the previous page.
-func rangeAfter(v *fsm.View, prefix, after string, rev uint64, fn func(Object) bool) error {
-	return v.Range(prefix, after, rev, func(o Object) bool {
-		if after != "" && o.Key <= after {
-			return true
-		}
-		return fn(o)
-	})
 }
 
 // Count returns the number of objects whose keys start with prefix in the

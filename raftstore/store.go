@@ -56,7 +56,7 @@ func Open(c Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, notifier: newApplyNotifier(), stopCh: make(chan struct{})}
 	s.peers = newPeerClient(cfg.PeerDialer, 5*time.Second)
-	s.reads = &rounds{fn: s.readIndexRound, timeout: cfg.ApplyTimeout}
+	s.reads = &rounds{fn: s.readIndexRound, timeout: cfg.ReadIndexTimeout}
 	if err := s.open(); err != nil {
 		s.Close()
 		return nil, err
@@ -175,6 +175,7 @@ func (s *Store) raftConfig(hl *hcLogger) *raft.Config {
 	rc.NoSnapshotRestoreOnStart = true
 	rc.BatchApplyCh = true
 	rc.MaxAppendEntries = 256
+	rc.CommitTimeout = s.cfg.CommitTimeout
 	if s.cfg.HeartbeatTimeout > 0 {
 		rc.HeartbeatTimeout = s.cfg.HeartbeatTimeout
 	}
@@ -186,6 +187,9 @@ func (s *Store) raftConfig(hl *hcLogger) *raft.Config {
 	}
 	if s.cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = s.cfg.SnapshotThreshold
+	}
+	if s.cfg.SnapshotInterval > 0 {
+		rc.SnapshotInterval = s.cfg.SnapshotInterval
 	}
 	if s.cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = s.cfg.TrailingLogs

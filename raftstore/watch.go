@@ -53,7 +53,11 @@ func (s *Store) Watch(ctx context.Context, key string, opts WatchOptions) (*Watc
 	from := opts.Revision
 	replay := from != 0
 	if !replay {
-		from = start
+		// "From now" is after the applied index Revision reports, which
+		// can be ahead of the hub's: the FSM stores it before it hands the
+		// batch to the hub. Every event after it still reaches the queue,
+		// and deliver skips the ones at or below it.
+		from = max(start, s.fsm.Applied())
 	}
 	go w.run(ctx, from, replay)
 	return w, nil
