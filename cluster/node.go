@@ -14,8 +14,9 @@ import (
 
 // Node is one running raftapi node.
 type Node struct {
-	cfg   Config
-	store *raftstore.Store
+	cfg     Config
+	store   *raftstore.Store
+	metrics *metrics
 	http  *http.Server
 	ln    net.Listener
 	done  chan error
@@ -42,10 +43,12 @@ func Start(c Config) (*Node, error) {
 		store.Close()
 		return nil, fmt.Errorf("cluster: listen on API address: %w", err)
 	}
-	n := &Node{cfg: cfg, store: store, ln: ln, done: make(chan error, 1)}
+	n := &Node{cfg: cfg, store: store, ln: ln, done: make(chan error, 1), metrics: newMetrics(store)}
 	mux := http.NewServeMux()
 	mux.Handle(StatusPath, statusHandler(store))
-	mux.Handle("/", api.NewServer(store, api.Options{Health: newHealth(store)}))
+	mux.Handle(SnapshotPath, snapshotHandler(store))
+	mux.Handle("/metrics", n.metrics.handler())
+	mux.Handle("/", n.metrics.instrument(api.NewServer(store, api.Options{Health: newHealth(store)})))
 	n.http = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 30 * time.Second,

@@ -33,6 +33,12 @@ type Config struct {
 	// raft state.
 	InitialCluster map[string]string
 
+	// DeferBootstrap leaves a node without raft state unbootstrapped:
+	// it waits for Bootstrap (gossip discovery forming a new cluster) or to
+	// be added to a running cluster by its leader. InitialCluster is then
+	// ignored.
+	DeferBootstrap bool
+
 	// HistoryRetention is how long past revisions stay readable (Exact
 	// reads, continue tokens, watch resumption). Default 5 minutes.
 	HistoryRetention time.Duration

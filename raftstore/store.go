@@ -34,6 +34,8 @@ type Store struct {
 	peers     *peerClient
 	reads     *rounds
 
+	advertise     string
+	hasState      atomic.Bool
 	committedTerm atomic.Uint64
 	leaderChanges atomic.Uint64
 	closed        atomic.Bool
@@ -217,9 +219,14 @@ func (s *Store) catchUpFromSnapshot(snaps raft.SnapshotStore) error {
 
 // bootstrap writes the initial configuration when there is no raft state.
 func (s *Store) bootstrap(rc *raft.Config, snaps raft.SnapshotStore, advertise net.Addr) error {
+	s.advertise = advertise.String()
 	has, err := raft.HasExistingState(s.logs, s.logStore, snaps)
 	if err != nil || has {
+		s.hasState.Store(has)
 		return err
+	}
+	if s.cfg.DeferBootstrap {
+		return nil
 	}
 	var conf raft.Configuration
 	if len(s.cfg.InitialCluster) == 0 {
@@ -231,6 +238,7 @@ func (s *Store) bootstrap(rc *raft.Config, snaps raft.SnapshotStore, advertise n
 	if err := raft.BootstrapCluster(rc, s.logs, s.logStore, snaps, s.transport, conf); err != nil {
 		return fmt.Errorf("raftstore: bootstrap: %w", err)
 	}
+	s.hasState.Store(true)
 	return nil
 }
 

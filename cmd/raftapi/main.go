@@ -24,6 +24,8 @@ func run(args []string) error {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:])
+	case "snapshot":
+		return snapshotCmd(args[1:])
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil
@@ -34,4 +36,6 @@ func run(args []string) error {
 const usage = `usage: raftapi <command> [flags]
 
 commands:
-  serve    run a node (see raftapi serve -h)`
+  serve              run a node (see raftapi serve -h)
+  snapshot save      stream a consistent snapshot from a running node to a file
+  snapshot restore   prepare a data directory from a snapshot file`
