@@ -23,6 +23,8 @@ type Options struct {
 	BookmarkInterval time.Duration
 	// Health, if set, serves /livez, /readyz and /healthz.
 	Health http.Handler
+	// Members, if set, serves the read-only raftapi.io/v1 members resource.
+	Members MemberLister
 }
 
 // Server is the HTTP API of one node.
@@ -58,6 +60,7 @@ func (s *Server) routes() {
 		}
 	}
 	s.discoveryRoutes()
+	s.memberRoutes()
 	for _, res := range builtins {
 		s.resourceRoutes(res)
 	}

@@ -25,6 +25,33 @@ type Config struct {
 	// HistoryRetention is how long past revisions stay readable. Default
 	// five minutes.
 	HistoryRetention time.Duration
+
+	// GossipListen enables gossip discovery and membership on this
+	// host:port (memberlist, TCP and UDP).
+	GossipListen string
+	// GossipAdvertise is the gossip address others use; default the bound
+	// one.
+	GossipAdvertise string
+	// Join lists gossip addresses of running nodes to contact.
+	Join []string
+	// BootstrapExpect is the number of nodes that must see each other
+	// before a new cluster is formed with all of them as voters. Zero
+	// means this node never forms a cluster: it waits to be added to one.
+	BootstrapExpect int
+	// GossipKey encrypts gossip (16, 24 or 32 bytes); nil sends it clear.
+	GossipKey []byte
+	// DeadNodeTimeout is how long a member may stay dead before the leader
+	// removes it from the voters, which it does only while quorum is kept
+	// and the cluster stays at least its configured size. Default 30s.
+	DeadNodeTimeout time.Duration
+	// ReconcileInterval is how often the leader reconciles raft membership
+	// with gossip. Default one second.
+	ReconcileInterval time.Duration
+
+	// PeerCertFile, PeerKeyFile and PeerCAFile enable mutual TLS on the
+	// peer address: every node presents the certificate and accepts only
+	// peers whose certificate the CA signed.
+	PeerCertFile, PeerKeyFile, PeerCAFile string
 	// Logger receives the node's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -50,7 +77,28 @@ func (c Config) withDefaults() Config {
 	if c.PeerListen == "" {
 		c.PeerListen = DefaultPeerListen
 	}
+	if c.DeadNodeTimeout <= 0 {
+		c.DeadNodeTimeout = 30 * time.Second
+	}
+	if c.ReconcileInterval <= 0 {
+		c.ReconcileInterval = time.Second
+	}
 	return c
+}
+
+// gossipEnabled reports whether the node finds its cluster by gossip.
+func (c Config) gossipEnabled() bool { return c.GossipListen != "" }
+
+// minVoters is the cluster's configured size: the leader never removes a
+// dead voter below it on its own.
+func (c Config) minVoters() int {
+	switch {
+	case c.BootstrapExpect > 0:
+		return c.BootstrapExpect
+	case len(c.InitialCluster) > 0:
+		return len(c.InitialCluster)
+	}
+	return 1
 }
 
 // ParseInitialCluster parses "n1=host:port,n2=host:port".

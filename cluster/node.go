@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/raftapi/raftapi/api"
@@ -17,24 +19,25 @@ type Node struct {
 	cfg     Config
 	store   *raftstore.Store
 	metrics *metrics
-	http  *http.Server
-	ln    net.Listener
-	done  chan error
+	gossip  *gossip // nil for a static cluster
+	http    *http.Server
+	ln      net.Listener
+	done    chan error
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	leaving atomic.Bool // set by Leave: stop announcing and reconciling
+
+	stopOnce sync.Once
+	stopErr  error
 }
 
-// Start opens the node's store and serves its HTTP API. It returns once
-// both listen; the node may still be electing a leader.
+// Start opens the node's store, serves its HTTP API and, when gossip is
+// configured, joins the gossip pool and starts membership management. It
+// returns once everything listens; the node may still be electing a leader
+// or waiting to be added to a cluster.
 func Start(c Config) (*Node, error) {
 	cfg := c.withDefaults()
-	store, err := raftstore.Open(raftstore.Config{
-		Name:             cfg.Name,
-		DataDir:          cfg.DataDir,
-		PeerListen:       cfg.PeerListen,
-		PeerAdvertise:    cfg.PeerAdvertise,
-		InitialCluster:   cfg.InitialCluster,
-		HistoryRetention: cfg.HistoryRetention,
-		Logger:           cfg.Logger,
-	})
+	store, err := openStore(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -43,18 +46,55 @@ func Start(c Config) (*Node, error) {
 		store.Close()
 		return nil, fmt.Errorf("cluster: listen on API address: %w", err)
 	}
-	n := &Node{cfg: cfg, store: store, ln: ln, done: make(chan error, 1), metrics: newMetrics(store)}
-	mux := http.NewServeMux()
-	mux.Handle(StatusPath, statusHandler(store))
-	mux.Handle(SnapshotPath, snapshotHandler(store))
-	mux.Handle("/metrics", n.metrics.handler())
-	mux.Handle("/", n.metrics.instrument(api.NewServer(store, api.Options{Health: newHealth(store)})))
-	n.http = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 30 * time.Second,
+	n := &Node{cfg: cfg, store: store, ln: ln, done: make(chan error, 1), stop: make(chan struct{}), metrics: newMetrics(store)}
+	n.http = &http.Server{Handler: n.routes(), ReadHeaderTimeout: 30 * time.Second}
+	go func() { n.exit(n.http.Serve(ln)) }()
+	if cfg.gossipEnabled() {
+		if err := n.startGossip(); err != nil {
+			n.Stop(context.Background())
+			return nil, err
+		}
 	}
-	go func() { n.done <- n.http.Serve(ln) }()
 	return n, nil
+}
+
+func openStore(cfg Config) (*raftstore.Store, error) {
+	rc := raftstore.Config{
+		Name:             cfg.Name,
+		DataDir:          cfg.DataDir,
+		PeerListen:       cfg.PeerListen,
+		PeerAdvertise:    cfg.PeerAdvertise,
+		InitialCluster:   cfg.InitialCluster,
+		DeferBootstrap:   cfg.gossipEnabled() && len(cfg.InitialCluster) == 0,
+		HistoryRetention: cfg.HistoryRetention,
+		Logger:           cfg.Logger,
+	}
+	tlsCfg, err := cfg.peerTLS()
+	if err != nil {
+		return nil, err
+	}
+	if tlsCfg != nil {
+		ln, err := net.Listen("tcp", cfg.PeerListen)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: listen on peer address: %w", err)
+		}
+		rc.PeerListener = tlsListener(ln, tlsCfg)
+		rc.PeerDialer = tlsDialer(tlsCfg)
+	}
+	return raftstore.Open(rc)
+}
+
+func (n *Node) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(StatusPath, statusHandler(n.store))
+	mux.Handle(SnapshotPath, snapshotHandler(n.store))
+	mux.Handle(LeavePath, n.leaveHandler())
+	mux.Handle("/metrics", n.metrics.handler())
+	mux.Handle("/", n.metrics.instrument(api.NewServer(n.store, api.Options{
+		Health:  newHealth(n.store),
+		Members: n,
+	})))
+	return mux
 }
 
 // APIAddr is the address the HTTP API listens on.
@@ -63,15 +103,33 @@ func (n *Node) APIAddr() string { return n.ln.Addr().String() }
 // Store is the node's replicated store.
 func (n *Node) Store() *raftstore.Store { return n.store }
 
-// Done receives the HTTP server's exit error.
+// Done receives one value when the node ends on its own: the HTTP server's
+// error, or nil after a leave requested over the API.
 func (n *Node) Done() <-chan error { return n.done }
 
-// Stop stops serving, waiting up to the context's deadline for requests in
-// flight, then closes the store.
-func (n *Node) Stop(ctx context.Context) error {
-	herr := n.http.Shutdown(ctx)
-	if errors.Is(herr, context.DeadlineExceeded) {
-		herr = n.http.Close()
+func (n *Node) exit(err error) {
+	select {
+	case n.done <- err:
+	default:
 	}
-	return errors.Join(herr, n.store.Close())
+}
+
+// Stop stops serving, waiting up to the context's deadline for requests in
+// flight, then leaves gossip silently and closes the store. It does not
+// leave the cluster: see Leave.
+func (n *Node) Stop(ctx context.Context) error {
+	n.stopOnce.Do(func() {
+		close(n.stop)
+		n.wg.Wait()
+		herr := n.http.Shutdown(ctx)
+		if errors.Is(herr, context.DeadlineExceeded) {
+			herr = n.http.Close()
+		}
+		var gerr error
+		if n.gossip != nil {
+			gerr = n.gossip.shutdown()
+		}
+		n.stopErr = errors.Join(herr, gerr, n.store.Close())
+	})
+	return n.stopErr
 }

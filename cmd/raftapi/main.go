@@ -26,6 +26,12 @@ func run(args []string) error {
 		return serve(args[1:])
 	case "snapshot":
 		return snapshotCmd(args[1:])
+	case "members":
+		return membersCmd(args[1:])
+	case "leave":
+		return leaveCmd(args[1:])
+	case "status":
+		return statusCmd(args[1:])
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil
@@ -38,4 +44,7 @@ const usage = `usage: raftapi <command> [flags]
 commands:
   serve              run a node (see raftapi serve -h)
   snapshot save      stream a consistent snapshot from a running node to a file
-  snapshot restore   prepare a data directory from a snapshot file`
+  snapshot restore   prepare a data directory from a snapshot file
+  members            list the cluster's members (--server URL)
+  status             leader, term, indexes and member health (--server URL)
+  leave              make a node leave the cluster and stop (--server URL)`

@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// LeavePath asks a node (POST) to leave the cluster and stop.
+const LeavePath = "/raftapi/v1/leave"
+
+// ErrStaticCluster is returned by Leave on a node without gossip
+// membership: nothing would remove it from the raft configuration.
+var ErrStaticCluster = errors.New("cluster: leave needs gossip membership (--gossip-listen)")
+
+// Leave removes this node from the cluster gracefully: it hands leadership
+// over if it leads, announces its departure by gossip, and waits until the
+// leader has removed it from the raft configuration (or ctx ends). The node
+// keeps running; call Stop afterwards.
+func (n *Node) Leave(ctx context.Context) error {
+	if n.gossip == nil {
+		return ErrStaticCluster
+	}
+	n.leaving.Store(true)
+	meta := n.localMeta()
+	meta.Leaving = true
+	n.gossip.setMeta(meta)
+	if n.store.IsLeader() && n.voters() > 1 {
+		if err := n.store.TransferLeadership(); err != nil {
+			n.cfg.Logger.Warn("leadership transfer before leaving", "err", err)
+		}
+	}
+	if err := n.gossip.leave(5 * time.Second); err != nil {
+		return err
+	}
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for !n.removedByLeader() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+func (n *Node) voters() int {
+	conf, _ := n.store.Members()
+	v := 0
+	for _, m := range conf {
+		if m.Voter {
+			v++
+		}
+	}
+	return v
+}
+
+// removedByLeader reports whether the leader's configuration no longer
+// holds this node. The node's own configuration may never learn it: the
+// leader stops replicating to a removed server.
+func (n *Node) removedByLeader() bool {
+	if n.voters() <= 1 && !n.store.IsLeader() {
+		return true
+	}
+	leader := n.store.Status().LeaderID
+	if leader == "" || leader == n.cfg.Name {
+		return false
+	}
+	m, ok := n.gossip.snapshot()[leader]
+	if !ok {
+		return false
+	}
+	var l struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := getJSON(m.meta.API, "/apis/raftapi.io/v1/members", &l); err != nil {
+		return false
+	}
+	for _, it := range l.Items {
+		if it.Metadata.Name == n.cfg.Name {
+			return false
+		}
+	}
+	return true
+}
+
+// leaveHandler serves LeavePath: it leaves, answers, then ends the node
+// (Done receives nil).
+func (n *Node) leaveHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+		defer cancel()
+		if err := n.Leave(ctx); err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("left\n"))
+		n.exit(nil)
+	})
+}

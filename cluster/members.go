@@ -1,0 +1,65 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/raftapi/raftapi/api"
+)
+
+// Members implements api.MemberLister: the raft configuration joined with
+// gossip addresses and each member's own status.
+func (n *Node) Members(ctx context.Context) ([]api.Member, error) {
+	conf, err := n.store.Members()
+	if err != nil {
+		return nil, err
+	}
+	apiAddrs := map[string]string{n.cfg.Name: n.APIAddr()}
+	if n.gossip != nil {
+		for name, m := range n.gossip.snapshot() {
+			apiAddrs[name] = m.meta.API
+		}
+	}
+	self := n.store.Status()
+	out := make([]api.Member, len(conf))
+	var wg sync.WaitGroup
+	for i, c := range conf {
+		out[i] = api.Member{Name: c.Name, PeerAddress: c.PeerAddr, APIAddress: apiAddrs[c.Name], Suffrage: suffrage(c.Voter), Role: "Follower"}
+		if c.Name == self.LeaderID {
+			out[i].Role = "Leader"
+		}
+		wg.Add(1)
+		go func(m *api.Member) {
+			defer wg.Done()
+			n.fillStatus(m)
+		}(&out[i])
+	}
+	wg.Wait()
+	return out, nil
+}
+
+func suffrage(voter bool) string {
+	if voter {
+		return "Voter"
+	}
+	return "Nonvoter"
+}
+
+// fillStatus asks the member for its applied index and last contact; a
+// member that does not answer is unhealthy.
+func (n *Node) fillStatus(m *api.Member) {
+	if m.Name == n.cfg.Name {
+		st := n.store.Status()
+		m.AppliedIndex, m.LastContact, m.Healthy = st.AppliedIndex, st.LastContact, st.LeaderID != ""
+		return
+	}
+	if m.APIAddress == "" {
+		return
+	}
+	st, err := fetchStatus(m.APIAddress, 500*time.Millisecond)
+	if err != nil {
+		return
+	}
+	m.AppliedIndex, m.LastContact, m.Healthy = st.AppliedIndex, st.LastContact, st.LeaderID != ""
+}
