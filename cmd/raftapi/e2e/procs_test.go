@@ -62,11 +62,15 @@ func startCluster(t *testing.T, n int) *procCluster {
 	return c
 }
 
-func (c *procCluster) startNode(i int, initial string) {
+func (c *procCluster) startNode(i int, initial string) { c.startNodeArgs(i, initial) }
+
+// startNodeArgs starts node i with extra serve flags.
+func (c *procCluster) startNodeArgs(i int, initial string, extra ...string) {
 	c.t.Helper()
 	nd := c.nodes[i]
 	args := []string{"serve", "--name", nd.name, "--data-dir", filepath.Join(nd.dir, "data"),
 		"--listen", nd.api, "--peer-listen", nd.peer, "--log-level", "warn"}
+	args = append(args, extra...)
 	if initial != "" {
 		args = append(args, "--initial-cluster", initial)
 	}
