@@ -118,6 +118,19 @@ func (f *FSM) Close() error {
 // Applied returns the index of the last log entry applied.
 func (f *FSM) Applied() uint64 { return f.applied.Load() }
 
+// Size returns the size in bytes of the state file as seen by a read
+// transaction, or 0 when it cannot be read (the FSM is closed).
+func (f *FSM) Size() int64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	var size int64
+	_ = f.db.View(func(tx *bolt.Tx) error {
+		size = tx.Size()
+		return nil
+	})
+	return size
+}
+
 // Compacted returns the compaction boundary: reads and watches at a
 // revision below it fail with ErrCompacted.
 func (f *FSM) Compacted() uint64 { return f.compacted.Load() }

@@ -39,7 +39,7 @@ func (s *Store) Compact(ctx context.Context, rev uint64) error {
 }
 
 func (s *Store) write(ctx context.Context, cmd *fsm.Command) (Object, error) {
-	res, err := s.propose(ctx, cmd.Encode())
+	res, err := s.proposeObserved(ctx, cmd)
 	if err != nil {
 		return Object{}, err
 	}

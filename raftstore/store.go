@@ -38,6 +38,7 @@ type Store struct {
 	hasState      atomic.Bool
 	committedTerm atomic.Uint64
 	leaderChanges atomic.Uint64
+	observer      atomic.Pointer[observerBox] // see SetObserver
 	closed        atomic.Bool
 	stopCh        chan struct{}
 	wg            sync.WaitGroup

@@ -169,6 +169,7 @@ func (w *Watch) transition(e *fsm.Event) (WatchEventType, bool) {
 func (w *Watch) send(ev WatchEvent) bool {
 	select {
 	case w.out <- ev:
+		w.store.watchEventSent(ev.Type)
 		return true
 	case <-w.stop:
 		return false

@@ -1,0 +1,120 @@
+package cluster
+
+import (
+	"net/http"
+	"strings"
+)
+
+// requestInfo is what the request metrics label a request with, derived
+// from its method, path and query the way k8s.io/apiserver's
+// RequestInfoFactory and its metrics package do.
+type requestInfo struct {
+	verb        string // GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE, DELETECOLLECTION, CONNECT; the method otherwise
+	group       string
+	version     string
+	resource    string // "" for a non-resource path (discovery, health, ...)
+	subresource string
+	scope       string // resource, namespace, cluster; "" for a non-resource path
+}
+
+// connectSubresources are the subresources kube-apiserver reports as
+// CONNECT.
+var connectSubresources = map[string]bool{"exec": true, "attach": true, "portforward": true, "proxy": true}
+
+// parseRequestInfo labels r. Resource paths are
+//
+//	/api/{version}[/watch]/{resource}[/{name}[/{subresource}]]
+//	/api/{version}[/watch]/namespaces/{namespace}/{resource}[/{name}[/{subresource}]]
+//	/apis/{group}/{version}/... the same
+//
+// where /api/{version}/namespaces/{name}[/status|/finalize] is the
+// namespace object itself. Anything else is a non-resource path, labelled
+// with its method only.
+func parseRequestInfo(r *http.Request) requestInfo {
+	info := requestInfo{verb: r.Method}
+	parts := splitPath(r.URL.Path)
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		info.version, parts = parts[1], parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		info.group, info.version, parts = parts[1], parts[2], parts[3:]
+	default:
+		return info
+	}
+	watchPath := false
+	if parts[0] == "watch" {
+		watchPath, parts = true, parts[1:]
+		if len(parts) == 0 {
+			return requestInfo{verb: r.Method}
+		}
+	}
+	var namespace, name string
+	if parts[0] == "namespaces" && len(parts) > 1 {
+		namespace = parts[1]
+		if len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
+			parts = parts[2:]
+		}
+	}
+	info.resource = parts[0]
+	if len(parts) > 1 {
+		name = parts[1]
+	}
+	if len(parts) > 2 {
+		info.subresource = parts[2]
+	}
+	info.verb = resourceVerb(r, name != "", watchPath, info.subresource)
+	info.scope = scope(info.verb, namespace, name)
+	return info
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// resourceVerb is kube-apiserver's metrics verb for a resource request.
+func resourceVerb(r *http.Request, named, watchPath bool, subresource string) string {
+	switch {
+	case connectSubresources[subresource] || r.Method == http.MethodConnect:
+		return "CONNECT"
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		if watchPath || watchParam(r) {
+			return "WATCH"
+		}
+		if !named {
+			return "LIST"
+		}
+		return "GET"
+	case r.Method == http.MethodDelete && !named:
+		return "DELETECOLLECTION"
+	case r.Method == http.MethodPatch && r.Header.Get("Content-Type") == "application/apply-patch+yaml":
+		return "APPLY"
+	}
+	return r.Method
+}
+
+// watchParam reports a ?watch= other than "0" or "false".
+func watchParam(r *http.Request) bool {
+	v, ok := r.URL.Query()["watch"]
+	if !ok || len(v) == 0 {
+		return false
+	}
+	s := strings.ToLower(v[0])
+	return s != "0" && s != "false"
+}
+
+// scope is kube-apiserver's scope label: "resource" for one named object
+// (and for a create), "namespace" for a namespaced collection, "cluster"
+// for a cluster-wide collection.
+func scope(verb, namespace, name string) string {
+	switch {
+	case name != "" || verb == http.MethodPost:
+		return "resource"
+	case namespace != "":
+		return "namespace"
+	}
+	return "cluster"
+}
