@@ -1,12 +1,15 @@
 package fsm
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/hashicorp/raft"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Snapshot returns a consistent point-in-time copy of the state: a bbolt
@@ -46,7 +49,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err := writeFile(tmp, rc); err != nil {
 		return fmt.Errorf("fsm: restore: %w", err)
 	}
-	if err := checkStateFile(tmp); err != nil {
+	if _, err := checkStateFile(tmp); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("fsm: restore: %w", err)
 	}
@@ -91,18 +94,18 @@ func writeFile(path string, r io.Reader) error {
 }
 
 // checkStateFile verifies that path is a complete bbolt file with our
-// buckets.
-func checkStateFile(path string) error {
+// buckets and returns its applied index.
+func checkStateFile(path string) (applied uint64, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
 	if err != nil {
-		return fmt.Errorf("snapshot is not a state file: %w", err)
+		return 0, fmt.Errorf("snapshot is not a state file: %w", err)
 	}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
+	err = db.View(func(tx *bolt.Tx) error {
 		// A truncated copy passes bbolt's meta page checks, and reading a
 		// page beyond the end of the mapped file is a fatal SIGBUS: check
 		// the size the meta page records before reading any other page.
@@ -114,6 +117,53 @@ func checkStateFile(path string) error {
 				return fmt.Errorf("snapshot lacks bucket %q", name)
 			}
 		}
+		applied = getUint(tx.Bucket(bucketMeta), metaApplied)
 		return nil
 	})
+	return applied, err
+}
+
+// Copy is a consistent point-in-time copy of the whole state, for backups:
+// a bbolt read transaction held open until Close. ApplyBatch and views go
+// on meanwhile; Restore waits for open copies to close. A Copy is used by
+// one goroutine.
+type Copy struct {
+	tx      *bolt.Tx
+	applied uint64
+}
+
+// OpenCopy begins a copy of the current state. The caller must Close it,
+// or the state file cannot be restored or closed.
+func (f *FSM) OpenCopy() (*Copy, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	tx, err := f.db.Begin(false)
+	if err != nil {
+		return nil, fmt.Errorf("fsm: begin copy: %w", err)
+	}
+	return &Copy{tx: tx, applied: getUint(tx.Bucket(bucketMeta), metaApplied)}, nil
+}
+
+// Applied is the applied index of the copied state: its resourceVersion.
+func (c *Copy) Applied() uint64 { return c.applied }
+
+// Size is the number of bytes WriteTo writes.
+func (c *Copy) Size() int64 { return c.tx.Size() }
+
+// WriteTo writes the copy as a complete state file: what Restore and
+// CheckStateFile accept.
+func (c *Copy) WriteTo(w io.Writer) (int64, error) {
+	n, err := c.tx.WriteTo(w)
+	if err != nil {
+		return n, fmt.Errorf("fsm: write copy at %d: %w", c.applied, err)
+	}
+	return n, nil
+}
+
+// Close ends the copy's read transaction. Safe to call twice.
+func (c *Copy) Close() error {
+	if err := c.tx.Rollback(); err != nil && !errors.Is(err, berrors.ErrTxClosed) {
+		return fmt.Errorf("fsm: close copy: %w", err)
+	}
+	return nil
 }

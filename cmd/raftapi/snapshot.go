@@ -1,5 +1,92 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
 
-func snapshotCmd(args []string) error { return errors.New("snapshot: not implemented") }
+	"github.com/raftapi/raftapi/cluster"
+)
+
+const snapshotUsage = `usage:
+  raftapi snapshot save FILE --server http://host:port
+  raftapi snapshot restore FILE --data-dir DIR [--name N] [--initial-cluster n1=host:port,...] [--peer-listen host:port]`
+
+// snapshotCmd runs "snapshot save" and "snapshot restore".
+func snapshotCmd(args []string) error {
+	if len(args) == 0 {
+		return errors.New("snapshot: missing subcommand\n" + snapshotUsage)
+	}
+	switch args[0] {
+	case "save":
+		return snapshotSave(args[1:])
+	case "restore":
+		return snapshotRestore(args[1:])
+	case "help", "-h", "--help":
+		fmt.Println(snapshotUsage)
+		return nil
+	}
+	return fmt.Errorf("snapshot: unknown subcommand %q\n%s", args[0], snapshotUsage)
+}
+
+// fileAndFlags parses "FILE [flags]" or "[flags] FILE".
+func fileAndFlags(fs *flag.FlagSet, args []string) (string, error) {
+	var file string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if file == "" && fs.NArg() == 1 {
+		return fs.Arg(0), nil
+	}
+	if file == "" || fs.NArg() > 0 {
+		return "", fmt.Errorf("snapshot %s: want exactly one FILE\n%s", fs.Name(), snapshotUsage)
+	}
+	return file, nil
+}
+
+func snapshotSave(args []string) error {
+	fs := flag.NewFlagSet("save", flag.ContinueOnError)
+	server := fs.String("server", "http://"+cluster.DefaultListen, "HTTP API URL of a running node")
+	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
+	file, err := fileAndFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	info, err := cluster.SaveSnapshot(ctx, *server, file)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("saved snapshot %s: revision %d, %d bytes\n", file, info.Revision, info.Size)
+	return nil
+}
+
+func snapshotRestore(args []string) error {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	var cfg cluster.RestoreConfig
+	var initial string
+	fs.StringVar(&cfg.DataDir, "data-dir", cluster.DefaultDataDir, "new data directory to prepare (must not exist or be empty)")
+	fs.StringVar(&cfg.Name, "name", cluster.DefaultName, "name of the node that will serve --data-dir")
+	fs.StringVar(&cfg.PeerListen, "peer-listen", cluster.DefaultPeerListen, "that node's peer address, for a single-node cluster")
+	fs.StringVar(&initial, "initial-cluster", "", "the restored cluster: name=host:port,... (peer addresses); empty: the single node --name at --peer-listen")
+	file, err := fileAndFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if cfg.InitialCluster, err = cluster.ParseInitialCluster(initial); err != nil {
+		return err
+	}
+	rev, err := cluster.RestoreSnapshot(file, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("restored snapshot %s at revision %d into %s\n", file, rev, cfg.DataDir)
+	fmt.Printf("start the node with: raftapi serve --name %s --data-dir %s (and the same --peer-listen)\n", cfg.Name, cfg.DataDir)
+	return nil
+}
