@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAdminCommands drives the operator surface of a gossip cluster:
+// kubectl get members, raftapi members and status, and raftapi leave.
+func TestAdminCommands(t *testing.T) {
+	c := newGossipCluster(t)
+	c.start("n1", 3)
+	c.start("n2", 3, "n1")
+	c.start("n3", 3, "n1")
+	c.waitVoters("n1,n2,n3", "n1", "n2", "n3")
+	server := "http://" + c.nodes["n1"].api
+
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Log("kubectl not on PATH: skipping kubectl get members")
+	} else {
+		out := run(t, "kubectl", "--server", server, "get", "members")
+		for _, want := range []string{"NAME", "ROLE", "n1", "n2", "n3", "Leader", "Voter"} {
+			if !strings.Contains(out, want) {
+				t.Fatalf("kubectl get members lacks %q:\n%s", want, out)
+			}
+		}
+	}
+	out := run(t, binary, "members", "--server", server)
+	if strings.Count(out, "Voter") != 3 || !strings.Contains(out, "Leader") {
+		t.Fatalf("raftapi members:\n%s", out)
+	}
+	out = run(t, binary, "status", "--server", server)
+	for _, want := range []string{"leader:", "term:", "applied:", "n3"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("raftapi status lacks %q:\n%s", want, out)
+		}
+	}
+	run(t, binary, "leave", "--server", "http://"+c.nodes["n3"].api)
+	select {
+	case <-c.nodes["n3"].exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("n3 still running after raftapi leave")
+	}
+	c.waitVoters("n1,n2", "n1", "n2")
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
