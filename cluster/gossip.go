@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -185,9 +186,9 @@ type slogLineWriter struct{ l *slog.Logger }
 func (w slogLineWriter) Write(p []byte) (int, error) {
 	s := string(p)
 	switch {
-	case containsAny(s, "[ERR]"):
+	case strings.Contains(s, "[ERR]"):
 		w.l.Error(s)
-	case containsAny(s, "[WARN]"):
+	case strings.Contains(s, "[WARN]"):
 		w.l.Warn(s)
 	default:
 		w.l.Debug(s)

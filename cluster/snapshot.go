@@ -169,15 +169,9 @@ type RestoreConfig struct {
 // from the same file with the same InitialCluster. It returns the
 // snapshot's revision.
 func RestoreSnapshot(file string, c RestoreConfig) (uint64, error) {
-	if c.DataDir == "" {
-		c.DataDir = DefaultDataDir
-	}
-	if c.Name == "" {
-		c.Name = DefaultName
-	}
-	if c.PeerListen == "" {
-		c.PeerListen = DefaultPeerListen
-	}
+	// The same defaults as a node started with no flags.
+	d := Config{DataDir: c.DataDir, Name: c.Name, PeerListen: c.PeerListen}.withDefaults()
+	c.DataDir, c.Name, c.PeerListen = d.DataDir, d.Name, d.PeerListen
 	members := c.InitialCluster
 	if len(members) == 0 {
 		members = map[string]string{c.Name: c.PeerListen}

@@ -3,7 +3,6 @@ package fsm
 import (
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -205,9 +204,3 @@ type nopListener struct{}
 
 func (nopListener) Committed(uint64, []Event) {}
 func (nopListener) Restored(uint64)           {}
-
-// copyTo streams a consistent copy of the state file.
-func copyTo(tx *bolt.Tx, w io.Writer) error {
-	_, err := tx.WriteTo(w)
-	return err
-}

@@ -29,7 +29,7 @@ type snapshot struct{ tx *bolt.Tx }
 
 // Persist writes the whole bbolt file to the sink.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
-	if err := copyTo(s.tx, sink); err != nil {
+	if _, err := s.tx.WriteTo(sink); err != nil {
 		sink.Cancel()
 		return fmt.Errorf("fsm: write snapshot: %w", err)
 	}
