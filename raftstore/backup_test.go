@@ -193,7 +193,9 @@ func openLeader(t *testing.T, cfg raftstore.Config) *raftstore.Store {
 	return s
 }
 
-func checkExpiredWatch(ctx context.Context, t *testing.T, s *raftstore.Store, from uint64) {
+// firstWatchEvent opens a watch of /backup/ from revision from and returns
+// its first event; ok is false if the channel closed without one.
+func firstWatchEvent(ctx context.Context, t *testing.T, s *raftstore.Store, from uint64) (raftstore.WatchEvent, bool) {
 	t.Helper()
 	w, err := s.Watch(ctx, "/backup/", raftstore.WatchOptions{Revision: from, Recursive: true})
 	if err != nil {
@@ -202,11 +204,18 @@ func checkExpiredWatch(ctx context.Context, t *testing.T, s *raftstore.Store, fr
 	defer w.Stop()
 	select {
 	case ev, ok := <-w.ResultChan():
-		if !ok || ev.Type != raftstore.WatchError || !raftstore.IsExpired(ev.Err) {
-			t.Fatalf("watch from %d before the backup: got %v %v (open %v), want an expired error", from, ev.Type, ev.Err, ok)
-		}
+		return ev, ok
 	case <-time.After(faultDeadline):
 		t.Fatalf("watch from %d: no event", from)
+		return raftstore.WatchEvent{}, false
+	}
+}
+
+func checkExpiredWatch(ctx context.Context, t *testing.T, s *raftstore.Store, from uint64) {
+	t.Helper()
+	ev, ok := firstWatchEvent(ctx, t, s, from)
+	if !ok || ev.Type != raftstore.WatchError || !raftstore.IsExpired(ev.Err) {
+		t.Fatalf("watch from %d before the backup: got %v %v (open %v), want an expired error", from, ev.Type, ev.Err, ok)
 	}
 }
 
@@ -214,17 +223,8 @@ func checkExpiredWatch(ctx context.Context, t *testing.T, s *raftstore.Store, fr
 // sees the write made after the restore.
 func checkLiveWatch(ctx context.Context, t *testing.T, s *raftstore.Store, from uint64) {
 	t.Helper()
-	w, err := s.Watch(ctx, "/backup/", raftstore.WatchOptions{Revision: from, Recursive: true})
-	if err != nil {
-		t.Fatalf("watch from %d: %v", from, err)
-	}
-	defer w.Stop()
-	select {
-	case ev := <-w.ResultChan():
-		if ev.Type != raftstore.Added || ev.Key != "/backup/new" {
-			t.Fatalf("watch from the backup's revision %d: got %v %s %v, want ADDED /backup/new", from, ev.Type, ev.Key, ev.Err)
-		}
-	case <-time.After(faultDeadline):
-		t.Fatalf("watch from %d: no event", from)
+	ev, _ := firstWatchEvent(ctx, t, s, from)
+	if ev.Type != raftstore.Added || ev.Key != "/backup/new" {
+		t.Fatalf("watch from the backup's revision %d: got %v %s %v, want ADDED /backup/new", from, ev.Type, ev.Key, ev.Err)
 	}
 }

@@ -172,13 +172,6 @@ func benchPreload(b *testing.B, c *storetest.Cluster) []string {
 		b.FailNow()
 	}
 	rev := leader.Revision()
-	faultEventually(b, faultDeadline, "every node applies the preloaded objects", func() error {
-		for _, s := range c.Stores() {
-			if err := revisionAtLeast(s, rev); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	faultEventually(b, faultDeadline, "every node applies the preloaded objects", allAtRevision(c, rev))
 	return keys
 }

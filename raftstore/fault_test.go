@@ -447,14 +447,7 @@ func TestSnapshotRestoreMatchesLeaderState(t *testing.T) {
 	c.Restart(f)
 	fs := c.Nodes[f].Store
 	revC := leader.Revision()
-	faultEventually(t, faultDeadline, "every node reaches the leader's revision", func() error {
-		for _, s := range c.Stores() {
-			if err := revisionAtLeast(s, revC); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	faultEventually(t, faultDeadline, "every node reaches the leader's revision", allAtRevision(c, revC))
 	if got := faultSnapshotIndex(t, fs); got < snapIdx {
 		t.Errorf("%s: last snapshot index %d, want the leader's snapshot %d installed", fs.Name(), got, snapIdx)
 	}
@@ -489,6 +482,19 @@ func revisionAtLeast(s *raftstore.Store, rev uint64) error {
 		return fmt.Errorf("%s at revision %d, want %d", s.Name(), got, rev)
 	}
 	return nil
+}
+
+// allAtRevision returns a condition: every running store of c has applied
+// rev.
+func allAtRevision(c *storetest.Cluster, rev uint64) func() error {
+	return func() error {
+		for _, s := range c.Stores() {
+			if err := revisionAtLeast(s, rev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // compareLists lists /restore/ on every store with opts and checks that

@@ -38,19 +38,8 @@ func TestAdminCommands(t *testing.T) {
 		}
 	}
 	run(t, binary, "leave", "--server", "http://"+c.nodes["n3"].api)
-	select {
-	case <-c.nodes["n3"].exited:
-	case <-time.After(30 * time.Second):
+	if !c.nodes["n3"].waitExit(30 * time.Second) {
 		t.Fatal("n3 still running after raftapi leave")
 	}
 	c.waitVoters("n1,n2", "n1", "n2")
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }

@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -77,7 +75,7 @@ func TestSnapshotRestoreDefaults(t *testing.T) {
 	}
 
 	nd := &node{name: "raftapi", dir: t.TempDir(), api: freeAddr(t), peer: freeAddr(t)}
-	runCLI(t, "snapshot", "restore", file, "--data-dir", filepath.Join(nd.dir, "data"), "--peer-listen", nd.peer)
+	run(t, binary, "snapshot", "restore", file, "--data-dir", filepath.Join(nd.dir, "data"), "--peer-listen", nd.peer)
 	r := &procCluster{t: t, nodes: []*node{nd}}
 	t.Cleanup(r.stopAll)
 	r.startNode(0, "")
@@ -171,27 +169,13 @@ var savedRE = regexp.MustCompile(`revision (\d+), (\d+) bytes`)
 // the revision it reports.
 func saveSnapshot(t *testing.T, server, file string) uint64 {
 	t.Helper()
-	out := runCLI(t, "snapshot", "save", file, "--server", server)
+	out := run(t, binary, "snapshot", "save", file, "--server", server)
 	m := savedRE.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("snapshot save printed no revision and size: %q", out)
 	}
 	t.Logf("snapshot save: %s", strings.TrimSpace(out))
 	return mustRev(t, m[1])
-}
-
-// runCLI runs the binary with args and returns its standard output.
-func runCLI(t *testing.T, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("raftapi %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String()
 }
 
 // restoreCluster restores file into n new data directories with fresh
@@ -206,7 +190,7 @@ func restoreCluster(t *testing.T, file string, n int) *procCluster {
 		initial = append(initial, nd.name+"="+nd.peer)
 	}
 	for _, nd := range c.nodes {
-		runCLI(t, "snapshot", "restore", file, "--data-dir", filepath.Join(nd.dir, "data"),
+		run(t, binary, "snapshot", "restore", file, "--data-dir", filepath.Join(nd.dir, "data"),
 			"--name", nd.name, "--initial-cluster", strings.Join(initial, ","))
 	}
 	t.Cleanup(c.stopAll)

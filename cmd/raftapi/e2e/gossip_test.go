@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,8 +16,7 @@ import (
 // gossipNode is one raftapi process that finds its cluster by gossip.
 type gossipNode struct {
 	name, dir, api, peer, gossip string
-	cmd                          *exec.Cmd
-	exited                       chan struct{}
+	process
 }
 
 // gossipCluster starts and stops gossip-membership nodes.
@@ -61,39 +58,17 @@ func (c *gossipCluster) run(n *gossipNode, expect int, join []string) {
 	if len(joinAddrs) > 0 {
 		args = append(args, "--join", strings.Join(joinAddrs, ","))
 	}
-	log, err := os.OpenFile(filepath.Join(n.dir, "log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	n.cmd = exec.Command(binary, args...)
-	n.cmd.Stdout, n.cmd.Stderr = log, log
-	if err := n.cmd.Start(); err != nil {
-		c.t.Fatalf("start %s: %v", n.name, err)
-	}
-	n.exited = make(chan struct{})
-	go func() { _ = n.cmd.Wait(); log.Close(); close(n.exited) }()
+	n.process = spawn(c.t, n.dir, args)
 }
 
-func (c *gossipCluster) kill(name string) {
-	n := c.nodes[name]
-	_ = n.cmd.Process.Signal(syscall.SIGKILL)
-	<-n.exited
-}
+func (c *gossipCluster) kill(name string) { c.nodes[name].kill() }
 
 func (c *gossipCluster) stopAll() {
 	for _, n := range c.nodes {
-		select {
-		case <-n.exited:
-			continue
-		default:
+		if n.running() {
+			n.kill()
 		}
-		_ = n.cmd.Process.Signal(syscall.SIGKILL)
-		<-n.exited
-		if c.t.Failed() {
-			if b, err := os.ReadFile(filepath.Join(n.dir, "log")); err == nil {
-				c.t.Logf("log of %s:\n%s", n.name, tail(string(b), 3000))
-			}
-		}
+		logTail(c.t, n.name, n.dir)
 	}
 }
 
@@ -210,10 +185,8 @@ func TestGossipMembership(t *testing.T) {
 	})
 
 	// A graceful leave shrinks the cluster, even below its configured size.
-	_ = c.nodes["n3"].cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.nodes["n3"].exited:
-	case <-time.After(30 * time.Second):
+	c.nodes["n3"].signal(syscall.SIGTERM)
+	if !c.nodes["n3"].waitExit(30 * time.Second) {
 		t.Fatal("n3 did not exit after SIGTERM")
 	}
 	c.waitVoters("n1,n2", "n1", "n2")

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,8 +16,7 @@ import (
 // node is one raftapi process.
 type node struct {
 	name, dir, api, peer string
-	cmd                  *exec.Cmd
-	exited               chan struct{}
+	process
 }
 
 // procCluster is a static cluster of raftapi processes on loopback.
@@ -74,17 +71,7 @@ func (c *procCluster) startNodeArgs(i int, initial string, extra ...string) {
 	if initial != "" {
 		args = append(args, "--initial-cluster", initial)
 	}
-	log, err := os.OpenFile(filepath.Join(nd.dir, "log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	nd.cmd = exec.Command(binary, args...)
-	nd.cmd.Stdout, nd.cmd.Stderr = log, log
-	if err := nd.cmd.Start(); err != nil {
-		c.t.Fatalf("start %s: %v", nd.name, err)
-	}
-	nd.exited = make(chan struct{})
-	go func() { _ = nd.cmd.Wait(); log.Close(); close(nd.exited) }()
+	nd.process = spawn(c.t, nd.dir, args)
 }
 
 // restart starts a killed node again on its data directory.
@@ -92,45 +79,27 @@ func (c *procCluster) restart(i int) { c.startNode(i, "") }
 
 // kill sends SIGKILL to node i and waits for it to exit.
 func (c *procCluster) kill(i int) {
-	nd := c.nodes[i]
-	_ = nd.cmd.Process.Signal(syscall.SIGKILL)
-	<-nd.exited
+	c.nodes[i].kill()
 }
 
 func (c *procCluster) signal(i int, sig syscall.Signal) {
-	_ = c.nodes[i].cmd.Process.Signal(sig)
+	c.nodes[i].process.signal(sig)
 }
 
 func (c *procCluster) stopAll() {
-	for i, nd := range c.nodes {
+	for _, nd := range c.nodes {
 		if nd.cmd == nil {
 			continue
 		}
-		select {
-		case <-nd.exited:
-			continue
-		default:
-		}
-		_ = nd.cmd.Process.Signal(syscall.SIGCONT)
-		_ = nd.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-nd.exited:
-		case <-time.After(10 * time.Second):
-			c.kill(i)
-		}
-		if c.t.Failed() {
-			if b, err := os.ReadFile(filepath.Join(nd.dir, "log")); err == nil {
-				c.t.Logf("log of %s:\n%s", nd.name, tail(string(b), 4000))
+		if nd.running() {
+			nd.signal(syscall.SIGCONT)
+			nd.signal(syscall.SIGTERM)
+			if !nd.waitExit(10 * time.Second) {
+				nd.kill()
 			}
 		}
+		logTail(c.t, nd.name, nd.dir)
 	}
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[len(s)-n:]
 }
 
 // status is the part of /raftapi/v1/status the tests read.
