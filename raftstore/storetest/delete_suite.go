@@ -18,13 +18,7 @@ func RunTestDelete(t *testing.T, c *Cluster) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := Context(t)
 			key := prefix + tc.name
-			var current, stale raftstore.Object
-			if tc.missing {
-				current = raftstore.Object{Key: key, Rev: 1, Data: object(key, "uid-"+key, "x")}
-			} else {
-				current, stale = setupPrecondition(t, a, key)
-			}
-			pre := tc.pre(current, stale)
+			current, pre := tc.prepare(t, a, key)
 			got, err := b.Delete(ctx, key, pre)
 			if tc.wantErr != nil {
 				if !tc.wantErr(err) {

@@ -81,6 +81,21 @@ func setupPrecondition(t *testing.T, s *raftstore.Store, key string) (current, s
 	return current, stale
 }
 
+// prepare sets key up for the case through s: for a missing key it only
+// makes the object a client would have read; otherwise it creates and
+// updates the key. It returns the current object and the case's
+// preconditions.
+func (tc preconditionCase) prepare(t *testing.T, s *raftstore.Store, key string) (raftstore.Object, raftstore.Preconditions) {
+	t.Helper()
+	var current, stale raftstore.Object
+	if tc.missing {
+		current = raftstore.Object{Key: key, Rev: 1, Data: object(key, "uid-"+key, "x")}
+	} else {
+		current, stale = setupPrecondition(t, s, key)
+	}
+	return current, tc.pre(current, stale)
+}
+
 // RunTestUpdate checks Update and its preconditions: a missing key is
 // NotFound, a stale or wrong resourceVersion or a wrong UID is Conflict and
 // changes nothing; matching preconditions (or none) succeed with a higher
@@ -92,13 +107,7 @@ func RunTestUpdate(t *testing.T, c *Cluster) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := Context(t)
 			key := prefix + tc.name
-			var current, stale raftstore.Object
-			if tc.missing {
-				current = raftstore.Object{Key: key, Rev: 1, Data: object(key, "uid-"+key, "x")}
-			} else {
-				current, stale = setupPrecondition(t, a, key)
-			}
-			pre := tc.pre(current, stale)
+			current, pre := tc.prepare(t, a, key)
 			got, err := b.Update(ctx, key, object(key, "uid-"+key, "replaced"), pre)
 			if tc.wantErr != nil {
 				if !tc.wantErr(err) {
