@@ -54,6 +54,10 @@ type gossip struct {
 	members map[string]*gossipMember
 }
 
+// deadNodeReclaimTime is how long a dead member's name stays reserved for
+// its old address.
+const deadNodeReclaimTime = 2 * time.Second
+
 // gossipConfig is what startGossip needs.
 type gossipConfig struct {
 	name      string
@@ -81,6 +85,11 @@ func startGossip(c gossipConfig) (*gossip, error) {
 		}
 	}
 	mc.SecretKey = c.key
+	// A node replaced under the same name (new machine, new address) must
+	// be able to rejoin once the old one is dead; memberlist's default
+	// never lets a new address take over a known name until the dead node
+	// is reaped (GossipToTheDeadTime, 30s).
+	mc.DeadNodeReclaimTime = deadNodeReclaimTime
 	mc.Delegate = g
 	mc.Events = g
 	mc.LogOutput = slogLineWriter{c.logger}
@@ -103,6 +112,26 @@ func splitHostPort(s string) (string, int, error) {
 func (g *gossip) join(addrs []string) error {
 	_, err := g.list.Join(addrs)
 	return err
+}
+
+// absent returns the addresses that no live member (other than this node)
+// gossips from. An address given as a host name never matches and is
+// always returned; joining a member again is harmless.
+func (g *gossip) absent(addrs []string) []string {
+	live := map[string]bool{}
+	self := g.list.LocalNode().Name
+	for _, m := range g.list.Members() {
+		if m.Name != self {
+			live[m.Address()] = true
+		}
+	}
+	var out []string
+	for _, a := range addrs {
+		if !live[a] {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // setMeta changes this node's metadata and pushes it to the others.

@@ -14,10 +14,12 @@ const LeavePath = "/raftapi/v1/leave"
 // membership: nothing would remove it from the raft configuration.
 var ErrStaticCluster = errors.New("cluster: leave needs gossip membership (--gossip-listen)")
 
-// Leave removes this node from the cluster gracefully: it hands leadership
-// over if it leads, announces its departure by gossip, and waits until the
-// leader has removed it from the raft configuration (or ctx ends). The node
-// keeps running; call Stop afterwards.
+// Leave removes this node from the cluster gracefully: it announces by
+// gossip that it is leaving, hands leadership over if it leads, waits until
+// the leader has removed it from the raft configuration (or ctx ends), and
+// only then leaves the gossip pool. Leaving the pool first could let the
+// leader learn of the departure before the announcement and take the node
+// for dead. The node keeps running; call Stop afterwards.
 func (n *Node) Leave(ctx context.Context) error {
 	if n.gossip == nil {
 		return ErrStaticCluster
@@ -31,9 +33,15 @@ func (n *Node) Leave(ctx context.Context) error {
 			n.cfg.Logger.Warn("leadership transfer before leaving", "err", err)
 		}
 	}
-	if err := n.gossip.leave(5 * time.Second); err != nil {
+	if err := n.waitRemoved(ctx); err != nil {
 		return err
 	}
+	return n.gossip.leave(5 * time.Second)
+}
+
+// waitRemoved polls until the leader's configuration no longer holds this
+// node.
+func (n *Node) waitRemoved(ctx context.Context) error {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for !n.removedByLeader() {

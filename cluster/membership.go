@@ -59,13 +59,26 @@ func (n *Node) membershipLoop() {
 	}
 }
 
-// tryJoin contacts the --join addresses while this node sees no one else.
+// tryJoin contacts every --join address that is not a live member yet.
+// Joining one of them is not enough: nodes that start out of order can form
+// separate pools (say {n1} and {n2, n3}) that would never merge, and no pool
+// would ever see --bootstrap-expect nodes.
+//
+// A node not yet in a raft cluster pushes its state to every --join
+// address each round: a node replaced under the same name with a new
+// address is refused by the others until they have declared the old one
+// dead, and would otherwise only be retried at memberlist's next
+// push/pull, up to 30 seconds later.
 func (n *Node) tryJoin() {
-	if len(n.cfg.Join) == 0 || n.gossip.list.NumMembers() > 1 {
+	missing := n.gossip.absent(n.cfg.Join)
+	if !n.store.HasState() {
+		missing = n.cfg.Join
+	}
+	if len(missing) == 0 {
 		return
 	}
-	if err := n.gossip.join(n.cfg.Join); err != nil {
-		n.cfg.Logger.Debug("gossip join", "addrs", n.cfg.Join, "err", err)
+	if err := n.gossip.join(missing); err != nil {
+		n.cfg.Logger.Debug("gossip join", "addrs", missing, "err", err)
 	}
 }
 
