@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,13 +23,16 @@ type gossipNode struct {
 // gossipCluster starts and stops gossip-membership nodes.
 type gossipCluster struct {
 	t     *testing.T
+	base  string // holds the node dirs; removed only after stopAll
 	key   string
 	nodes map[string]*gossipNode
 }
 
 func newGossipCluster(t *testing.T) *gossipCluster {
 	key := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
-	c := &gossipCluster{t: t, key: key, nodes: map[string]*gossipNode{}}
+	// The base dir is created before stopAll is registered, so it is
+	// removed after stopAll has printed the logs of a failed test.
+	c := &gossipCluster{t: t, key: key, base: t.TempDir(), nodes: map[string]*gossipNode{}}
 	t.Cleanup(c.stopAll)
 	return c
 }
@@ -37,7 +41,11 @@ func newGossipCluster(t *testing.T) *gossipCluster {
 // existed; join lists other nodes by name.
 func (c *gossipCluster) start(name string, expect int, join ...string) *gossipNode {
 	c.t.Helper()
-	n := &gossipNode{name: name, dir: c.t.TempDir(), api: freeAddr(c.t), peer: freeAddr(c.t), gossip: freeAddr(c.t)}
+	dir, err := os.MkdirTemp(c.base, name)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	n := &gossipNode{name: name, dir: dir, api: freeAddr(c.t), peer: freeAddr(c.t), gossip: freeAddr(c.t)}
 	c.nodes[name] = n
 	c.run(n, expect, join)
 	return n
@@ -86,7 +94,8 @@ type memberView struct {
 	} `json:"items"`
 }
 
-// voters returns the sorted voter names node name reports, "" on error.
+// voters returns the sorted voter names node name reports once it reports
+// a leader among its members; "" on error or while no leader is known.
 func (c *gossipCluster) voters(name string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -95,10 +104,15 @@ func (c *gossipCluster) voters(name string) string {
 		return ""
 	}
 	var out []string
+	leader := false
 	for _, it := range v.Items {
 		if it.Status.Suffrage == "Voter" {
 			out = append(out, it.Metadata.Name)
 		}
+		leader = leader || it.Status.Role == "Leader"
+	}
+	if !leader {
+		return ""
 	}
 	sort.Strings(out)
 	return strings.Join(out, ",")

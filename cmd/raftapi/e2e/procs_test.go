@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,15 +27,31 @@ type procCluster struct {
 }
 
 // freeAddr returns a loopback address with a port free right now.
+// freeAddr never hands out the same port twice in one test binary: the
+// kernel may offer a port again once the probing listener has closed,
+// before the process meant to bind it has started.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	usedMu.Lock()
+	defer usedMu.Unlock()
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		if !used[addr] {
+			used[addr] = true
+			return addr
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
+
+var (
+	usedMu sync.Mutex
+	used   = map[string]bool{}
+)
 
 // startCluster starts n processes forming one cluster and waits for a
 // leader every node agrees on.
