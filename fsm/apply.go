@@ -74,7 +74,7 @@ func applyCreate(t *txn, index uint64, c *Command) (*Result, *Event) {
 	if _, _, ok := t.lookup(c.Key); ok {
 		return reject(index, rejectf(CodeAlreadyExists, c.Key, "key already exists"))
 	}
-	obj, err := stampResourceVersion(c.Object, index)
+	obj, err := StampResourceVersion(c.Object, index)
 	if err != nil {
 		return reject(index, rejectf(CodeInvalid, c.Key, "object is not a JSON object: %v", err))
 	}
@@ -92,7 +92,7 @@ func applyUpdate(t *txn, index uint64, c *Command) (*Result, *Event) {
 	if e := checkPreconditions(c.Key, c.Preconditions, prev, prevRev); e != nil {
 		return reject(index, e)
 	}
-	obj, err := stampResourceVersion(c.Object, index)
+	obj, err := StampResourceVersion(c.Object, index)
 	if err != nil {
 		return reject(index, rejectf(CodeInvalid, c.Key, "object is not a JSON object: %v", err))
 	}
@@ -110,7 +110,7 @@ func applyDelete(t *txn, index uint64, c *Command) (*Result, *Event) {
 	if e := checkPreconditions(c.Key, c.Preconditions, prev, prevRev); e != nil {
 		return reject(index, e)
 	}
-	obj, err := stampResourceVersion(prev, index)
+	obj, err := StampResourceVersion(prev, index)
 	if err != nil {
 		panic(fmt.Sprintf("fsm: stored object %q at %d is not JSON: %v", c.Key, prevRev, err))
 	}

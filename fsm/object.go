@@ -6,11 +6,11 @@ import (
 	"strconv"
 )
 
-// stampResourceVersion returns obj with metadata.resourceVersion set to rev.
+// StampResourceVersion returns obj with metadata.resourceVersion set to rev.
 // obj must be a JSON object whose "metadata" (if present) is an object.
 // Every other member is kept byte for byte; members come out in sorted key
 // order, which encoding/json guarantees, so the result is deterministic.
-func stampResourceVersion(obj []byte, rev uint64) ([]byte, error) {
+func StampResourceVersion(obj []byte, rev uint64) ([]byte, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(obj, &top); err != nil {
 		return nil, err

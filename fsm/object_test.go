@@ -29,14 +29,14 @@ func TestStampResourceVersionBytes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := stampResourceVersion([]byte(tc.in), tc.rev)
+			got, err := StampResourceVersion([]byte(tc.in), tc.rev)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(got) != tc.want {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
 			}
-			again, err := stampResourceVersion(got, tc.rev)
+			again, err := StampResourceVersion(got, tc.rev)
 			if err != nil || !bytes.Equal(again, got) {
 				t.Fatalf("stamping is not idempotent: %s", again)
 			}
@@ -47,7 +47,7 @@ func TestStampResourceVersionBytes(t *testing.T) {
 func TestStampResourceVersionRejects(t *testing.T) {
 	for _, in := range []string{``, `null`, `[]`, `"x"`, `1`, `true`, `{`, `{"metadata":1}`, `{"metadata":"x"}`, `{"metadata":[]}`, `{}{}`} {
 		t.Run(in, func(t *testing.T) {
-			if got, err := stampResourceVersion([]byte(in), 1); err == nil {
+			if got, err := StampResourceVersion([]byte(in), 1); err == nil {
 				t.Fatalf("stamped %q into %s, want error", in, got)
 			}
 		})

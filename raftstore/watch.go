@@ -144,7 +144,15 @@ func (w *Watch) emit(e *fsm.Event) bool {
 	if !ok {
 		return true
 	}
-	return w.send(WatchEvent{Type: typ, Key: e.Key, Rev: e.Rev, Object: e.Object, Prev: e.Prev})
+	obj := e.Object
+	if typ == Deleted && e.Type == fsm.Updated {
+		// The object left the predicate: like kube-apiserver's watch
+		// cache, send its last matching state at the change's revision.
+		if stamped, err := fsm.StampResourceVersion(e.Prev, e.Rev); err == nil {
+			obj = stamped
+		}
+	}
+	return w.send(WatchEvent{Type: typ, Key: e.Key, Rev: e.Rev, Object: obj, Prev: e.Prev})
 }
 
 func (w *Watch) transition(e *fsm.Event) (WatchEventType, bool) {
