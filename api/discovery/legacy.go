@@ -1,0 +1,90 @@
+package discovery
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// apiVersions is the legacy /api document: the core group's versions and
+// the address clients should use, which is the one they used.
+func apiVersions(groups []group, host string) *metav1.APIVersions {
+	out := &metav1.APIVersions{
+		TypeMeta: metav1.TypeMeta{Kind: "APIVersions", APIVersion: "v1"},
+		Versions: []string{},
+		ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{
+			ClientCIDR: "0.0.0.0/0", ServerAddress: host,
+		}},
+	}
+	if core, ok := find(groups, ""); ok {
+		for _, gv := range core.versions {
+			out.Versions = append(out.Versions, gv.version)
+		}
+	}
+	return out
+}
+
+// apiGroupList is the legacy /apis document.
+func apiGroupList(groups []group) *metav1.APIGroupList {
+	out := &metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+		Groups:   []metav1.APIGroup{},
+	}
+	for _, g := range named(groups) {
+		out.Groups = append(out.Groups, apiGroup(g))
+	}
+	return out
+}
+
+// apiGroup describes one named group; it is the /apis/{group} document once
+// TypeMeta is set.
+func apiGroup(g group) metav1.APIGroup {
+	out := metav1.APIGroup{Name: g.name}
+	for _, gv := range g.versions {
+		out.Versions = append(out.Versions, metav1.GroupVersionForDiscovery{
+			GroupVersion: gv.String(), Version: gv.version,
+		})
+	}
+	if len(out.Versions) > 0 {
+		out.PreferredVersion = out.Versions[0]
+	}
+	return out
+}
+
+// apiResourceList is the legacy document of one group/version.
+func apiResourceList(gv groupVersion) *metav1.APIResourceList {
+	out := &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: gv.String(),
+		APIResources: []metav1.APIResource{},
+	}
+	for _, r := range gv.resources {
+		out.APIResources = append(out.APIResources, apiResource(r))
+	}
+	return out
+}
+
+// apiResource describes one resource in a legacy resource list.
+func apiResource(r *resource.Resource) metav1.APIResource {
+	return metav1.APIResource{
+		Name:               r.Plural,
+		SingularName:       r.Singular,
+		Namespaced:         r.Namespaced,
+		Kind:               r.Kind,
+		Verbs:              r.ServedVerbs(),
+		ShortNames:         r.ShortNames,
+		Categories:         r.Categories,
+		StorageVersionHash: storageVersionHash(r),
+	}
+}
+
+// storageVersionHash is the opaque storage-version token kube-apiserver
+// publishes: the first 8 bytes of the SHA-256 of "group/version/kind",
+// base64-encoded. Objects are stored in the version they are served in.
+func storageVersionHash(r *resource.Resource) string {
+	sum := sha256.Sum256([]byte(r.Group + "/" + r.Version + "/" + r.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
