@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/raftapi/raftapi/api/resource"
 )
 
 // MemberLister lists the cluster's members; the cluster layer implements
@@ -36,8 +38,8 @@ type Member struct {
 // membersGroup is the API group of the read-only members resource.
 var membersGV = schema.GroupVersion{Group: "raftapi.io", Version: "v1"}
 
-var membersResource = &Resource{Group: membersGV.Group, Version: membersGV.Version, Kind: "Member", ListKind: "MemberList",
-	Plural: "members", Singular: "member"}
+var membersResource = &resource.Resource{Group: membersGV.Group, Version: membersGV.Version, Kind: "Member", ListKind: "MemberList",
+	Plural: "members", Singular: "member", Verbs: metav1.Verbs{"get", "list"}}
 
 // memberObject is the wire form of a Member.
 type memberObject struct {

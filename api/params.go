@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/raftapi/raftapi/api/resource"
 	"github.com/raftapi/raftapi/raftstore"
 )
 
@@ -30,7 +31,7 @@ type query struct {
 
 var listGK = schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}
 
-func parseQuery(r *http.Request) (*query, error) {
+func parseQuery(r *http.Request, res *resource.Resource) (*query, error) {
 	v := r.URL.Query()
 	q := &query{rv: v.Get("resourceVersion"), match: v.Get("resourceVersionMatch"), cont: v.Get("continue")}
 	_, q.rvSet = v["resourceVersion"]
@@ -65,6 +66,9 @@ func parseQuery(r *http.Request) (*query, error) {
 	}
 	if q.fields, err = fields.ParseSelector(v.Get("fieldSelector")); err != nil {
 		return nil, apierrors.NewBadRequest("invalid field selector: " + err.Error())
+	}
+	if err := checkFields(q.fields, res); err != nil {
+		return nil, err
 	}
 	return q, nil
 }
@@ -117,6 +121,9 @@ func invalidList(path, value, detail string) error {
 // listOptions maps a list's parameters by the semantics table of
 // DESIGN.md, rejecting the invalid combinations as kube-apiserver does.
 func (q *query) listOptions() (raftstore.ReadOptions, error) {
+	if q.sendInitialEvents != nil {
+		return raftstore.ReadOptions{}, invalidList("sendInitialEvents", strconv.FormatBool(*q.sendInitialEvents), "sendInitialEvents is forbidden for list")
+	}
 	if err := q.validateMatch(); err != nil {
 		return raftstore.ReadOptions{}, err
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -9,6 +10,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/raftapi/raftapi/api/builtin"
+	"github.com/raftapi/raftapi/api/discovery"
+	"github.com/raftapi/raftapi/api/openapi"
+	"github.com/raftapi/raftapi/api/resource"
 )
 
 // Options configure a Server.
@@ -29,12 +35,16 @@ type Options struct {
 
 // Server is the HTTP API of one node.
 type Server struct {
-	store  Storage
-	opts   Options
-	router *mux.Router
+	store      Storage
+	opts       Options
+	registry   *resource.Registry
+	codecs     *codecs
+	router     *mux.Router
+	namespaces *namespaceLifecycle
 }
 
-// NewServer returns the API server over store.
+// NewServer returns the API server over store, serving the built-in
+// resources.
 func NewServer(store Storage, opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -45,13 +55,24 @@ func NewServer(store Storage, opts Options) *Server {
 	if opts.BookmarkInterval <= 0 {
 		opts.BookmarkInterval = time.Minute
 	}
-	s := &Server{store: store, opts: opts, router: mux.NewRouter()}
+	reg := resource.NewRegistry(builtin.Resources()...)
+	if opts.Members != nil {
+		reg.Add(membersResource)
+	}
+	s := &Server{store: store, opts: opts, registry: reg, codecs: newCodecs(reg), router: mux.NewRouter()}
+	s.namespaces = newNamespaceLifecycle(s)
 	s.routes()
 	return s
 }
 
+// Run runs the server's controllers (the namespace lifecycle) until ctx
+// ends. They act only while this node leads.
+func (s *Server) Run(ctx context.Context) { s.namespaces.run(ctx) }
+
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.router.ServeHTTP(&statusWriter{ResponseWriter: w, protobuf: prefersProtobuf(r), codecs: s.codecs}, r)
+}
 
 func (s *Server) routes() {
 	if s.opts.Health != nil {
@@ -59,9 +80,13 @@ func (s *Server) routes() {
 			s.router.PathPrefix(p).Handler(s.opts.Health)
 		}
 	}
-	s.discoveryRoutes()
-	s.memberRoutes()
-	for _, res := range builtins {
+	discovery.NewHandler(s.registry).Routes(s.router)
+	openapi.NewHandler(s.registry).Routes(s.router)
+	for _, res := range s.registry.All() {
+		if res == membersResource {
+			s.memberRoutes()
+			continue
+		}
 		s.resourceRoutes(res)
 	}
 	s.router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -73,23 +98,25 @@ func (s *Server) routes() {
 }
 
 // resourceRoutes registers the collection and item paths of res.
-func (s *Server) resourceRoutes(res *Resource) {
+func (s *Server) resourceRoutes(res *resource.Resource) {
 	base := "/api/" + res.Version
 	if res.Group != "" {
 		base = "/apis/" + res.Group + "/" + res.Version
 	}
 	h := &handler{server: s, res: res}
-	collections := []string{base + "/" + res.Plural}
+	scoped := base + "/" + res.Plural
 	if res.Namespaced {
-		collections = append(collections, base+"/namespaces/{namespace}/"+res.Plural)
-		s.router.HandleFunc(base+"/namespaces/{namespace}/"+res.Plural+"/{name}", h.get).Methods(http.MethodGet)
-		s.router.HandleFunc(base+"/namespaces/{namespace}/"+res.Plural+"/{name}", h.update).Methods(http.MethodPut)
-		s.router.HandleFunc(base+"/namespaces/{namespace}/"+res.Plural+"/{name}", h.delete).Methods(http.MethodDelete)
-		s.router.HandleFunc(base+"/namespaces/{namespace}/"+res.Plural, h.create).Methods(http.MethodPost)
+		scoped = base + "/namespaces/{namespace}/" + res.Plural
+		s.router.HandleFunc(base+"/"+res.Plural, h.list).Methods(http.MethodGet)
 	}
-	for _, c := range collections {
-		s.router.HandleFunc(c, h.list).Methods(http.MethodGet)
-	}
+	item := scoped + "/{name}"
+	s.router.HandleFunc(scoped, h.list).Methods(http.MethodGet)
+	s.router.HandleFunc(scoped, h.create).Methods(http.MethodPost)
+	s.router.HandleFunc(scoped, h.deleteCollection).Methods(http.MethodDelete)
+	s.router.HandleFunc(item, h.get).Methods(http.MethodGet)
+	s.router.HandleFunc(item, h.update).Methods(http.MethodPut)
+	s.router.HandleFunc(item, h.patch).Methods(http.MethodPatch)
+	s.router.HandleFunc(item, h.delete).Methods(http.MethodDelete)
 }
 
 // groupResourceOfPath guesses the resource a path names, for error text.

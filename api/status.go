@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,11 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/raftapi/raftapi/api/resource"
 	"github.com/raftapi/raftapi/raftstore"
 )
 
 // storeError maps a store error to the Status kube-apiserver would send.
-func storeError(err error, res *Resource, name string) *apierrors.StatusError {
+func storeError(err error, res *resource.Resource, name string) *apierrors.StatusError {
 	var se *apierrors.StatusError
 	if errors.As(err, &se) {
 		return se
@@ -74,14 +76,29 @@ func writeStatus(w http.ResponseWriter, err error) {
 		se = apierrors.NewInternalError(err)
 	}
 	st := se.ErrStatus
-	st.Kind, st.APIVersion = "Status", "v1"
 	st.Status = metav1.StatusFailure
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(int(st.Code))
-	_ = json.NewEncoder(w).Encode(&st)
+	writeStatusObject(w, int(st.Code), &st)
+}
+
+// writeStatusObject writes a Status, as Protobuf when the client prefers
+// it (see statusWriter), else as JSON.
+func writeStatusObject(w http.ResponseWriter, code int, st *metav1.Status) {
+	st.Kind, st.APIVersion = "Status", "v1"
+	if sw, ok := w.(*statusWriter); ok && sw.protobuf {
+		var buf bytes.Buffer
+		if err := sw.codecs.proto.Encode(st, &buf); err == nil {
+			w.Header().Set("Content-Type", mediaProtobuf)
+			w.WriteHeader(code)
+			_, _ = w.Write(buf.Bytes())
+			return
+		}
+	}
+	w.Header().Set("Content-Type", mediaJSON)
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(st)
 }
 
 // writeJSON writes v with the given status code.

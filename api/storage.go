@@ -20,6 +20,9 @@ type Storage interface {
 	List(ctx context.Context, prefix string, opts raftstore.ListOptions) (*raftstore.ListResult, error)
 	Watch(ctx context.Context, key string, opts raftstore.WatchOptions) (*raftstore.Watch, error)
 	Revision() uint64
+	// IsLeader reports whether this node currently leads; controllers
+	// act only on the leader.
+	IsLeader() bool
 }
 
 var _ Storage = (*raftstore.Store)(nil)

@@ -17,15 +17,13 @@ import (
 // defaultWatchTimeout bounds a watch without timeoutSeconds.
 const defaultWatchTimeout = 30 * time.Minute
 
-// watchEvent is the wire form of one watch event.
-type watchEvent struct {
-	Type   string          `json:"type"`
-	Object json.RawMessage `json:"object"`
-}
-
 // watch serves a watch request: initial state when the semantics ask for
 // it, then the change stream of the store.
-func (h *handler) watch(w http.ResponseWriter, r *http.Request, q *query, ns string) {
+func (h *handler) watch(w http.ResponseWriter, r *http.Request, q *query, ns string, out output) {
+	if out.enc == encYAML {
+		writeStatus(w, notAcceptable(h.res.Typed()))
+		return
+	}
 	initial, ro, err := q.watchStart()
 	if err != nil {
 		writeStatus(w, err)
@@ -40,20 +38,20 @@ func (h *handler) watch(w http.ResponseWriter, r *http.Request, q *query, ns str
 	var items []raftstore.Object
 	from := q.revision()
 	if initial {
-		l, err := h.store().List(ctx, h.res.prefix(ns), raftstore.ListOptions{ReadOptions: ro, Predicate: q.predicate()})
+		l, err := h.store().List(ctx, h.res.Prefix(ns), raftstore.ListOptions{ReadOptions: ro, Predicate: q.predicate(h.res)})
 		if err != nil {
 			writeStatus(w, storeError(err, h.res, ""))
 			return
 		}
 		items, from = l.Items, l.Revision
 	}
-	sw, err := h.store().Watch(ctx, h.res.prefix(ns), raftstore.WatchOptions{Revision: from, Predicate: q.predicate(), Recursive: true})
+	sw, err := h.store().Watch(ctx, h.res.Prefix(ns), raftstore.WatchOptions{Revision: from, Predicate: q.predicate(h.res), Recursive: true})
 	if err != nil {
 		writeStatus(w, storeError(err, h.res, ""))
 		return
 	}
 	defer sw.Stop()
-	st := newStream(w)
+	st := h.newStream(w, out)
 	for _, it := range items {
 		if !st.send("ADDED", it.Data) {
 			return
@@ -121,8 +119,7 @@ func (h *handler) sendEvent(st *stream, ev raftstore.WatchEvent, bookmarks bool)
 		}
 		status := se.ErrStatus
 		status.Kind, status.APIVersion = "Status", "v1"
-		raw, _ := json.Marshal(&status)
-		st.send("ERROR", raw)
+		st.sendStatus(&status)
 		return false
 	}
 	return st.send(ev.Type.String(), ev.Object)
@@ -137,32 +134,4 @@ func (h *handler) bookmark(rev uint64, initialEnd bool) []byte {
 	}
 	raw, _ := json.Marshal(map[string]any{"kind": h.res.Kind, "apiVersion": h.res.APIVersion(), "metadata": meta})
 	return raw
-}
-
-// stream writes newline-delimited watch events, flushed one by one.
-type stream struct {
-	w       http.ResponseWriter
-	flusher http.Flusher
-	enc     *json.Encoder
-}
-
-func newStream(w http.ResponseWriter) *stream {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Transfer-Encoding", "chunked")
-	w.WriteHeader(http.StatusOK)
-	f, _ := w.(http.Flusher)
-	if f != nil {
-		f.Flush()
-	}
-	return &stream{w: w, flusher: f, enc: json.NewEncoder(w)}
-}
-
-func (s *stream) send(typ string, obj []byte) bool {
-	if err := s.enc.Encode(watchEvent{Type: typ, Object: obj}); err != nil {
-		return false
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-	return true
 }

@@ -1,0 +1,87 @@
+package api
+
+import (
+	"encoding/json"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// Objects move through the API in two forms: the stored form, JSON bytes
+// with apiVersion and kind, and the working form, the resource's Go type
+// (or *unstructured.Unstructured for untyped resources).
+
+// decodeStored returns the working form of a stored object.
+func decodeStored(res *resource.Resource, data []byte) (runtime.Object, error) {
+	if !res.Typed() {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		return u, nil
+	}
+	obj := res.New()
+	if err := json.Unmarshal(data, obj); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
+	return obj, nil
+}
+
+// encodeStored returns the stored form of obj.
+func encodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
+	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return b, nil
+}
+
+// accessor returns obj's metadata; every object the API handles has it.
+func accessor(obj runtime.Object) metav1.Object {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		panic(err) // only resource types with ObjectMeta are registered
+	}
+	return m
+}
+
+// contentMap returns the JSON content of a stored object.
+func contentMap(data []byte) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// compareStored compares two stored forms of an object: same when they
+// differ at most in metadata.resourceVersion and key order, specChanged
+// when anything outside metadata and status differs (the change that
+// bumps metadata.generation). Each form is decoded once.
+func compareStored(a, b []byte) (same, specChanged bool) {
+	ma, errA := contentMap(a)
+	mb, errB := contentMap(b)
+	if errA != nil || errB != nil {
+		return false, true
+	}
+	mdA, _ := ma["metadata"].(map[string]any)
+	mdB, _ := mb["metadata"].(map[string]any)
+	delete(ma, "metadata")
+	delete(mb, "metadata")
+	statusA, statusB := ma["status"], mb["status"]
+	delete(ma, "status")
+	delete(mb, "status")
+	specChanged = !reflect.DeepEqual(ma, mb)
+	delete(mdA, "resourceVersion")
+	delete(mdB, "resourceVersion")
+	same = !specChanged && reflect.DeepEqual(mdA, mdB) && reflect.DeepEqual(statusA, statusB)
+	return same, specChanged
+}
