@@ -25,21 +25,27 @@ import (
 //   - raft-caught-up: the node has applied the leader's commit index as
 //     it was when a leader first became known after start (a quorum read
 //     index). Once passed it stays passed.
+//   - poststarthook/system-namespaces: default, kube-system, kube-public
+//     and kube-node-lease exist. Once passed it stays passed.
 //
-// /livez runs ping and raft; /readyz and /healthz run all four, so a node
+// /livez runs ping and raft; /readyz and /healthz run them all, so a node
 // cut off from its quorum is alive but not ready.
 type health struct {
 	store *raftstore.Store
 	// target is the read index the node must apply once; 0 until known.
 	target   atomic.Uint64
 	caughtUp atomic.Bool
+	// namespaces reports whether the system namespaces exist; set once
+	// by setSystemNamespaces before serving.
+	namespaces   func() error
+	namespacesOK atomic.Bool
 }
 
 // healthPoll is how often the node looks for a leader before it has
 // learned its catch-up target.
 const healthPoll = 50 * time.Millisecond
 
-func newHealth(s *raftstore.Store) http.Handler {
+func newHealth(s *raftstore.Store) *health {
 	h := &health{store: s}
 	go h.learnTarget()
 	return h
@@ -81,7 +87,8 @@ func (h *health) checks(endpoint string) []check {
 	case "livez":
 		return live
 	case "readyz", "healthz":
-		return append(live, check{"raft-leader", h.leaderKnown}, check{"raft-caught-up", h.caughtUpOnce})
+		return append(live, check{"raft-leader", h.leaderKnown}, check{"raft-caught-up", h.caughtUpOnce},
+			check{"poststarthook/system-namespaces", h.systemNamespaces})
 	}
 	return nil
 }
@@ -190,4 +197,16 @@ func quotedKeys(m map[string]bool) string {
 	}
 	sort.Strings(keys)
 	return strings.Join(keys, ",")
+}
+
+// systemNamespaces passes once the system namespaces have been seen.
+func (h *health) systemNamespaces() error {
+	if h.namespacesOK.Load() || h.namespaces == nil {
+		return nil
+	}
+	if err := h.namespaces(); err != nil {
+		return err
+	}
+	h.namespacesOK.Store(true)
+	return nil
 }

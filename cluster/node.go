@@ -90,11 +90,30 @@ func (n *Node) routes() http.Handler {
 	mux.Handle(SnapshotPath, snapshotHandler(n.store))
 	mux.Handle(LeavePath, n.leaveHandler())
 	mux.Handle("/metrics", n.metrics.handler())
-	mux.Handle("/", n.metrics.instrument(api.NewServer(n.store, api.Options{
-		Health:  newHealth(n.store),
+	health := newHealth(n.store)
+	apiServer := api.NewServer(n.store, api.Options{
+		Health:  health,
 		Members: n,
-	})))
+	})
+	health.namespaces = apiServer.SystemNamespacesReady
+	n.runControllers(apiServer)
+	mux.Handle("/", n.metrics.instrument(apiServer))
 	return mux
+}
+
+// runControllers runs the API's controllers until the node stops.
+func (n *Node) runControllers(s *api.Server) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n.wg.Add(2)
+	go func() {
+		defer n.wg.Done()
+		s.Run(ctx)
+	}()
+	go func() {
+		defer n.wg.Done()
+		<-n.stop
+		cancel()
+	}()
 }
 
 // APIAddr is the address the HTTP API listens on.
