@@ -22,8 +22,20 @@ test-unit:
 	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v -e /fsm -e /raftstore -e /e2e)
 
-test-e2e: build
-	RAFTAPI_BIN=$(CURDIR)/$(BIN)/raftapi $(GO) test -count=1 -timeout 15m ./cmd/raftapi/e2e/...
+test-e2e: build kubectl-current
+	RAFTAPI_BIN=$(CURDIR)/$(BIN)/raftapi RAFTAPI_KUBECTL_CURRENT=$(CURDIR)/$(BIN)/kubectl-current \
+		$(GO) test -count=1 -timeout 15m ./cmd/raftapi/e2e/...
+
+# kubectl-current: an unmodified kubectl from the newest k8s.io/kubectl
+# release (the nested module cmd/kubectl-current pins it), for the e2e
+# tests to run beside the v1.32 kubectl on PATH. Its version string is
+# stamped from the pinned module version (v0.X.Y is kubectl v1.X.Y).
+.PHONY: kubectl-current
+kubectl-current:
+	cd cmd/kubectl-current && v=$$($(GO) list -m -f '{{.Version}}' k8s.io/kubectl | sed 's/^v0\./v1./') && \
+		minor=$$(echo $$v | cut -d. -f2) && \
+		CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(BIN)/kubectl-current \
+		-ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$$minor" .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m ./fsm/... ./raftstore/...
