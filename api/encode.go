@@ -41,17 +41,21 @@ func (h *handler) encodeObject(out output, data []byte) ([]byte, error) {
 		}
 		return h.marshal(out, pom)
 	}
-	switch out.enc {
-	case encYAML:
-		return yaml.JSONToYAML(data)
-	case encProtobuf:
+	if out.enc == encProtobuf {
 		obj, err := decodeStored(h.res, data)
 		if err != nil {
 			return nil, err
 		}
 		return h.protobuf(obj)
 	}
-	return data, nil
+	served, err := servedData(h.res, data)
+	if err != nil {
+		return nil, err
+	}
+	if out.enc == encYAML {
+		return yaml.JSONToYAML(served)
+	}
+	return served, nil
 }
 
 // writeList writes a list result in the negotiated representation.
@@ -103,8 +107,12 @@ func (h *handler) encodeList(out output, res *raftstore.ListResult) ([]byte, err
 		}
 		return h.protobuf(l)
 	}
+	items, err := h.rawItems(res)
+	if err != nil {
+		return nil, err
+	}
 	body, err := json.Marshal(&rawList{
-		Kind: h.res.ListKind, APIVersion: h.res.APIVersion(), Metadata: lm, Items: rawItems(res),
+		Kind: h.res.ListKind, APIVersion: h.res.APIVersion(), Metadata: lm, Items: items,
 	})
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -123,12 +131,17 @@ type rawList struct {
 	Items      []json.RawMessage `json:"items"`
 }
 
-func rawItems(res *raftstore.ListResult) []json.RawMessage {
+// rawItems returns the JSON of the listed objects in the served version.
+func (h *handler) rawItems(res *raftstore.ListResult) ([]json.RawMessage, error) {
 	items := make([]json.RawMessage, len(res.Items))
 	for i, o := range res.Items {
-		items[i] = o.Data
+		data, err := servedData(h.res, o.Data)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = data
 	}
-	return items
+	return items, nil
 }
 
 // typedList builds the Go list type of the resource from a list result.

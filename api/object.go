@@ -15,7 +15,9 @@ import (
 
 // Objects move through the API in two forms: the stored form, JSON bytes
 // with apiVersion and kind, and the working form, the resource's Go type
-// (or *unstructured.Unstructured for untyped resources).
+// (or *unstructured.Unstructured for untyped resources). A resource stored
+// as another version (resource.StoredAs) converts between the two; its
+// responses carry servedData, never the stored bytes.
 
 // decodeStored returns the working form of a stored object.
 func decodeStored(res *resource.Resource, data []byte) (runtime.Object, error) {
@@ -26,8 +28,26 @@ func decodeStored(res *resource.Resource, data []byte) (runtime.Object, error) {
 		}
 		return u, nil
 	}
+	if res.StoredAs != nil {
+		return decodeConverted(res, data)
+	}
 	obj := res.New()
 	if err := json.Unmarshal(data, obj); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
+	return obj, nil
+}
+
+// decodeConverted returns the working form of an object stored as another
+// version: decoded in the stored Go type, then converted.
+func decodeConverted(res *resource.Resource, data []byte) (runtime.Object, error) {
+	stored := res.StoredAs.New()
+	if err := json.Unmarshal(data, stored); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj, err := res.StoredAs.FromStored(stored)
+	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
@@ -37,6 +57,32 @@ func decodeStored(res *resource.Resource, data []byte) (runtime.Object, error) {
 // encodeStored returns the stored form of obj.
 func encodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
 	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
+	if res.StoredAs != nil {
+		stored, err := res.StoredAs.ToStored(obj)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		stored.GetObjectKind().SetGroupVersionKind(res.StorageGroupVersionKind())
+		obj = stored
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return b, nil
+}
+
+// servedData returns the JSON of a stored object in the version res
+// serves: the stored bytes themselves unless res is stored as another
+// version.
+func servedData(res *resource.Resource, data []byte) ([]byte, error) {
+	if res.StoredAs == nil {
+		return data, nil
+	}
+	obj, err := decodeConverted(res, data)
+	if err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -77,8 +77,11 @@ func (s *stream) object(typ string, data []byte) ([]byte, error) {
 			return nil, err
 		}
 		return s.h.protobuf(obj)
+	case typ == "BOOKMARK":
+		// Bookmarks are built in the served version already.
+		return data, nil
 	}
-	return data, nil
+	return servedData(s.h.res, data)
 }
 
 // sendStatus writes an ERROR event.

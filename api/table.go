@@ -15,7 +15,8 @@ const (
 	includeObject   = "Object"
 )
 
-// table renders stored objects as a Table with the resource's columns;
+// table renders stored objects as a Table with the resource's columns,
+// computed from the stored form, and row objects in the served form;
 // withColumns false leaves the column definitions out (watch events after
 // the first).
 func (h *handler) table(items [][]byte, lm metav1.ListMeta, out output, withColumns bool) (*metav1.Table, error) {
@@ -37,7 +38,11 @@ func (h *handler) table(items [][]byte, lm metav1.ListMeta, out output, withColu
 		switch out.include {
 		case includeNone:
 		case includeObject:
-			row.Object = runtime.RawExtension{Raw: data}
+			served, err := servedData(h.res, data)
+			if err != nil {
+				return nil, err
+			}
+			row.Object = runtime.RawExtension{Raw: served}
 		default:
 			pom, err := partialMetadata(data, "v1")
 			if err != nil {

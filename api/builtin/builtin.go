@@ -15,6 +15,7 @@ func Resources() []*resource.Resource {
 		secrets(),
 		serviceAccounts(),
 		events(time.Now),
+		eventsV1(time.Now),
 		leases(),
 	}
 }

@@ -22,14 +22,15 @@ func TestResourcesNaming(t *testing.T) {
 		{"", "Secret", "secrets", "secret", true, nil, []string{"Type", "Data"}},
 		{"", "ServiceAccount", "serviceaccounts", "serviceaccount", true, []string{"sa"}, []string{"Secrets"}},
 		{"", "Event", "events", "event", true, []string{"ev"}, []string{"Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count", "Name"}},
+		{"events.k8s.io", "Event", "events", "event", true, []string{"ev"}, []string{"Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count", "Name"}},
 		{"coordination.k8s.io", "Lease", "leases", "lease", true, nil, []string{"Holder"}},
 	}
 	if got, want := len(Resources()), len(tests); got != want {
 		t.Fatalf("Resources() has %d resources, want %d", got, want)
 	}
 	for _, tt := range tests {
-		t.Run(tt.plural, func(t *testing.T) {
-			r := mustResource(t, tt.plural)
+		t.Run(tt.group+"/"+tt.plural, func(t *testing.T) {
+			r := mustGroupResource(t, tt.group, tt.plural)
 			if r.Group != tt.group || r.Version != "v1" || r.Kind != tt.kind || r.ListKind != tt.kind+"List" || r.Singular != tt.singular {
 				t.Errorf("naming = %s/%s %s %s %s", r.Group, r.Version, r.Kind, r.ListKind, r.Singular)
 			}

@@ -63,6 +63,9 @@ func apiResourceList(gv groupVersion) *metav1.APIResourceList {
 	}
 	for _, r := range gv.resources {
 		out.APIResources = append(out.APIResources, apiResource(r))
+		for i := range r.Subresources {
+			out.APIResources = append(out.APIResources, apiSubresource(r, &r.Subresources[i]))
+		}
 	}
 	return out
 }
@@ -81,10 +84,23 @@ func apiResource(r *resource.Resource) metav1.APIResource {
 	}
 }
 
+// apiSubresource describes one subresource in a legacy resource list, as
+// "plural/sub" with the resource's kind.
+func apiSubresource(r *resource.Resource, sub *resource.Subresource) metav1.APIResource {
+	return metav1.APIResource{
+		Name:       r.Plural + "/" + sub.Name,
+		Namespaced: r.Namespaced,
+		Kind:       r.Kind,
+		Verbs:      sub.ServedVerbs(),
+	}
+}
+
 // storageVersionHash is the opaque storage-version token kube-apiserver
 // publishes: the first 8 bytes of the SHA-256 of "group/version/kind",
-// base64-encoded. Objects are stored in the version they are served in.
+// base64-encoded, of the version objects are stored in (so events.k8s.io
+// events, stored as core/v1 events, share their token).
 func storageVersionHash(r *resource.Resource) string {
-	sum := sha256.Sum256([]byte(r.Group + "/" + r.Version + "/" + r.Kind))
+	gvk := r.StorageGroupVersionKind()
+	sum := sha256.Sum256([]byte(gvk.Group + "/" + gvk.Version + "/" + gvk.Kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
 }

@@ -38,16 +38,21 @@ type Resource struct {
 
 	// Columns are the Table columns, in order. A NAME column comes first
 	// unless one of them has Format "name"; an AGE column is appended
-	// unless one is named "Age" or OmitAge is set.
+	// unless one is named "Age" or OmitAge is set. Cells are computed
+	// from the stored object.
 	Columns []Column
 	// OmitAge leaves the automatic AGE column out.
 	OmitAge bool
 
 	// Fields maps the field-selector fields the resource supports, beyond
 	// metadata.name and metadata.namespace which every resource has, to a
-	// dotted path into the object ("involvedObject.kind" → "involvedObject.kind",
-	// "source" → "source.component").
+	// dotted path into the stored object ("involvedObject.kind" →
+	// "involvedObject.kind", "source" → "source.component").
 	Fields map[string]string
+
+	// StoredAs, when set, keeps the resource's objects in another
+	// version's form and storage keys; nil stores them as served.
+	StoredAs *StoredAs
 
 	// Strategy normalises and validates objects on writes; nil means
 	// DefaultStrategy.
@@ -61,6 +66,9 @@ type Resource struct {
 	// MaxSize, when positive, is the largest encoded object accepted
 	// (validation fails with a TooLong error on the object's data fields).
 	MaxSize int
+
+	// Subresources are the subresources served, such as status.
+	Subresources []Subresource
 }
 
 // AllVerbs are the verbs of a fully served resource.
@@ -136,16 +144,20 @@ func (r *Resource) GetStrategy() Strategy {
 
 // storageGroup is the group segment of storage keys ("core" for "").
 func (r *Resource) storageGroup() string {
-	if r.Group == "" {
+	group := r.Group
+	if r.StoredAs != nil {
+		group = r.StoredAs.Group
+	}
+	if group == "" {
 		return "core"
 	}
-	return r.Group
+	return group
 }
 
 // Prefix returns the storage prefix of the resource in namespace ns (""
 // for all namespaces or a cluster-scoped resource). It ends in "/".
 func (r *Resource) Prefix(ns string) string {
-	p := "/registry/" + r.storageGroup() + "/" + r.Plural + "/"
+	p := "/registry/" + r.storageGroup() + "/" + r.storagePlural() + "/"
 	if r.Namespaced && ns != "" {
 		p += ns + "/"
 	}
