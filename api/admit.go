@@ -69,7 +69,7 @@ func (h *handler) admitUpdate(obj, old runtime.Object) error {
 	m.SetGeneration(om.GetGeneration())
 	m.SetResourceVersion(om.GetResourceVersion())
 	m.SetSelfLink("")
-	st := h.res.GetStrategy()
+	st := h.strategy()
 	st.PrepareForUpdate(obj, old)
 	errs := validation.ValidateObjectMetaAccessor(m, h.res.Namespaced, nameFunc(h.res), metadataPath)
 	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, metadataPath)...)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,19 +36,28 @@ func (h *handler) createObject(r *http.Request, obj runtime.Object, ns string, w
 	if generate {
 		m.SetName(m.GetGenerateName() + utilrand.String(5))
 	}
-	if err := h.admitCreate(r.Context(), obj, ns); err != nil {
+	obj, err := h.trackCreate(obj, wp)
+	if err != nil {
+		return nil, err
+	}
+	return h.storeNew(r.Context(), obj, ns, generate, wp)
+}
+
+// storeNew admits obj, whose managedFields are set, and stores it.
+func (h *handler) storeNew(ctx context.Context, obj runtime.Object, ns string, generate bool, wp *writeParams) ([]byte, error) {
+	m := accessor(obj)
+	if err := h.admitCreate(ctx, obj, ns); err != nil {
 		return nil, err
 	}
 	if h.res.Namespaced {
-		if err := h.server.namespaces.admit(r.Context(), h.res, ns, m.GetName()); err != nil {
+		if err := h.server.namespaces.admit(ctx, h.res, ns, m.GetName()); err != nil {
 			return nil, err
 		}
 	}
 	if wp.dryRun {
-		h.canonicalize(obj)
-		return encodeStored(h.res, obj)
+		return h.dryRunCreate(ctx, obj)
 	}
-	stored, err := h.createWithName(r, obj, generate)
+	stored, err := h.createWithName(ctx, obj, generate)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +66,7 @@ func (h *handler) createObject(r *http.Request, obj runtime.Object, ns string, w
 
 // createWithName stores obj; when its name was generated from
 // generateName, a collision draws a new name and retries.
-func (h *handler) createWithName(r *http.Request, obj runtime.Object, generate bool) (raftstore.Object, error) {
+func (h *handler) createWithName(ctx context.Context, obj runtime.Object, generate bool) (raftstore.Object, error) {
 	m := accessor(obj)
 	for attempt := 0; ; attempt++ {
 		if generate && attempt > 0 {
@@ -67,7 +77,7 @@ func (h *handler) createWithName(r *http.Request, obj runtime.Object, generate b
 		if err != nil {
 			return raftstore.Object{}, err
 		}
-		stored, err := h.store().Create(r.Context(), h.res.Key(m.GetNamespace(), m.GetName()), data)
+		stored, err := h.store().Create(ctx, h.res.Key(m.GetNamespace(), m.GetName()), data)
 		if generate && raftstore.IsAlreadyExists(err) && attempt < maxGenerateNameAttempts {
 			continue
 		}
@@ -79,4 +89,19 @@ func (h *handler) createWithName(r *http.Request, obj runtime.Object, generate b
 		}
 		return stored, nil
 	}
+}
+
+// dryRunCreate answers a dry-run create: what would be stored, or
+// AlreadyExists when the name is taken, as a real create would.
+func (h *handler) dryRunCreate(ctx context.Context, obj runtime.Object) ([]byte, error) {
+	h.canonicalize(obj)
+	m := accessor(obj)
+	_, err := h.store().Get(ctx, h.res.Key(m.GetNamespace(), m.GetName()), raftstore.ReadOptions{Consistency: raftstore.MostRecent})
+	switch {
+	case err == nil:
+		return nil, apierrors.NewAlreadyExists(h.res.GroupResource(), m.GetName())
+	case !raftstore.IsNotFound(err):
+		return nil, storeError(err, h.res, m.GetName())
+	}
+	return encodeStored(h.res, obj)
 }

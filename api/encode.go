@@ -193,6 +193,5 @@ func (h *handler) marshal(out output, v any) ([]byte, error) {
 
 func (h *handler) writeBody(w http.ResponseWriter, out output, code int, body []byte) {
 	w.Header().Set("Content-Type", out.contentType())
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
+	writeMaybeCompressed(w, out.gzip, code, body)
 }

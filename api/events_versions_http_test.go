@@ -179,6 +179,20 @@ func TestEventsVersionsUpdateAndDelete(t *testing.T) {
 		t.Errorf("note %q after a core/v1 update", got)
 	}
 
+	// Patches and applies through events.k8s.io/v1 work on the served
+	// version, not the stored one; the recorder patches its series.
+	var patched eventsv1.Event
+	s.do(t, http.MethodPatch, v1EventsPath(ns, "e"), `{"series":{"count":3,"lastObservedTime":"2025-03-01T12:02:00.000000Z"}}`,
+		contentType("application/strategic-merge-patch+json")).wantCode(t, http.StatusOK).decode(t, &patched)
+	if patched.Series == nil || patched.Series.Count != 3 || getCoreEvent(t, s, ns, "e").Series.Count != 3 {
+		t.Errorf("series after a strategic merge patch: %+v", patched.Series)
+	}
+	s.do(t, http.MethodPatch, v1EventsPath(ns, "e")+query("fieldManager", "recorder"), "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e\n  labels:\n    applied: \"yes\"\n",
+		contentType(applyPatch)).wantCode(t, http.StatusOK).decode(t, &patched)
+	if patched.Labels["applied"] != "yes" || managerEntry(&patched, "recorder") == nil {
+		t.Errorf("after an apply: labels %v managedFields %+v", patched.Labels, patched.ManagedFields)
+	}
+
 	s.do(t, http.MethodDelete, v1EventsPath(ns, "e"), nil).wantCode(t, http.StatusOK)
 	s.do(t, http.MethodGet, coreEventsPath(ns, "e"), nil).wantStatus(t, http.StatusNotFound, metav1.StatusReasonNotFound)
 }

@@ -13,6 +13,8 @@ import (
 type handler struct {
 	server *Server
 	res    *resource.Resource
+	// sub is the subresource served, nil for the resource itself.
+	sub *resource.Subresource
 }
 
 func (h *handler) store() Storage { return h.server.store }

@@ -48,6 +48,8 @@ type output struct {
 	metaVersion string
 	// include is a Table's includeObject parameter.
 	include string
+	// gzip is set when the client accepts a gzip-encoded response.
+	gzip bool
 }
 
 // contentType returns the response Content-Type.
@@ -95,6 +97,13 @@ func parseAccept(h string) []acceptEntry {
 // negotiate picks the response representation for res from the request's
 // Accept header; a request for none the API speaks is 406.
 func negotiate(r *http.Request, res *resource.Resource) (output, error) {
+	o, err := negotiateType(r, res)
+	o.gzip = acceptsGzip(r)
+	return o, err
+}
+
+// negotiateType picks the representation from Accept and includeObject.
+func negotiateType(r *http.Request, res *resource.Resource) (output, error) {
 	if inc := r.URL.Query().Get("includeObject"); inc != "" && inc != includeNone && inc != includeMetadata && inc != includeObject {
 		return output{}, apierrors.NewBadRequest("includeObject must be one of None, Metadata, Object")
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -21,7 +20,7 @@ func (h *handler) patchTypes() []string {
 	if h.res.Typed() {
 		ts = append(ts, string(types.StrategicMergePatchType))
 	}
-	return ts
+	return append(ts, string(types.ApplyPatchType))
 }
 
 // patch serves PATCH with a JSON patch, a JSON merge patch or (for
@@ -37,6 +36,19 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) {
 	}
 	out, wp, body, ok := h.writeRequest(w, r, "PatchOptions")
 	if !ok {
+		return
+	}
+	if err := validatePatchOptions(pt, wp); err != nil {
+		writeStatus(w, err)
+		return
+	}
+	if pt == types.ApplyPatchType {
+		a, err := h.applyObject(r.Context(), ns, name, body, wp)
+		code := http.StatusOK
+		if a.created {
+			code = http.StatusCreated
+		}
+		h.finishWrite(w, out, wp, code, a.data, err)
 		return
 	}
 	data, err := h.patchObject(r.Context(), ns, name, pt, body, wp)
@@ -63,7 +75,11 @@ func (h *handler) patchObject(ctx context.Context, ns, name string, pt types.Pat
 		if err != nil {
 			return nil, storeError(err, h.res, name)
 		}
-		patched, err := h.applyPatch(pt, cur.Data, patch)
+		original, err := servedData(h.res, cur.Data)
+		if err != nil {
+			return nil, err
+		}
+		patched, err := h.applyPatch(pt, original, patch)
 		if err != nil {
 			return nil, err
 		}
@@ -72,14 +88,8 @@ func (h *handler) patchObject(ctx context.Context, ns, name string, pt types.Pat
 		if err != nil {
 			return nil, err
 		}
-		m := accessor(obj)
-		if m.GetName() != name {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
-		}
-		if rv, err := parseRV(m.GetResourceVersion()); err != nil {
+		if err := h.checkPatched(obj, ns, name, cur.Rev); err != nil {
 			return nil, err
-		} else if rv != 0 && rv != cur.Rev {
-			return nil, apierrors.NewConflict(h.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
 		}
 		data, err := h.commitUpdate(ctx, cur, obj, &pwp)
 		if raftstore.IsConflict(err) {

@@ -41,6 +41,7 @@ type Server struct {
 	codecs     *codecs
 	router     *mux.Router
 	namespaces *namespaceLifecycle
+	fields     *fieldManagers
 }
 
 // NewServer returns the API server over store, serving the built-in
@@ -59,7 +60,7 @@ func NewServer(store Storage, opts Options) *Server {
 	if opts.Members != nil {
 		reg.Add(membersResource)
 	}
-	s := &Server{store: store, opts: opts, registry: reg, codecs: newCodecs(reg), router: mux.NewRouter()}
+	s := &Server{store: store, opts: opts, registry: reg, codecs: newCodecs(reg), router: mux.NewRouter(), fields: newFieldManagers(reg)}
 	s.namespaces = newNamespaceLifecycle(s)
 	s.routes()
 	return s
@@ -117,6 +118,7 @@ func (s *Server) resourceRoutes(res *resource.Resource) {
 	s.router.HandleFunc(item, h.update).Methods(http.MethodPut)
 	s.router.HandleFunc(item, h.patch).Methods(http.MethodPatch)
 	s.router.HandleFunc(item, h.delete).Methods(http.MethodDelete)
+	s.subresourceRoutes(res, item)
 }
 
 // groupResourceOfPath guesses the resource a path names, for error text.

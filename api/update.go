@@ -92,6 +92,19 @@ func (h *handler) commitUpdate(ctx context.Context, cur raftstore.Object, obj ru
 	if err != nil {
 		return nil, err
 	}
+	if obj, err = h.trackUpdate(old, obj, wp); err != nil {
+		return nil, err
+	}
+	return h.commitTracked(ctx, cur, old, obj, wp)
+}
+
+// commitTracked is commitUpdate for obj whose managedFields are already
+// computed (an apply).
+func (h *handler) commitTracked(ctx context.Context, cur raftstore.Object, old, obj runtime.Object, wp *writeParams) ([]byte, error) {
+	obj, err := h.resetForSubresource(obj, old)
+	if err != nil {
+		return nil, err
+	}
 	if err := h.admitUpdate(obj, old); err != nil {
 		return nil, err
 	}

@@ -17,7 +17,12 @@ type writeParams struct {
 	dryRun          bool
 	fieldValidation string
 	fieldManager    string
-	warnings        []string
+	// manager is the name managedFields record the write under:
+	// fieldManager, or the client's User-Agent up to its first "/".
+	manager string
+	// force is the apply patch's force parameter.
+	force    bool
+	warnings []string
 }
 
 // parseWriteParams reads dryRun, fieldValidation and fieldManager. An
@@ -46,7 +51,29 @@ func parseWriteParams(r *http.Request, optionsKind string) (*writeParams, error)
 			field.TooLong(field.NewPath("fieldManager"), "", 128),
 		})
 	}
+	wp.manager = managerOrUserAgent(wp.fieldManager, r.UserAgent())
+	if f := v.Get("force"); f != "" {
+		force, err := strconv.ParseBool(f)
+		if err != nil {
+			return nil, apierrors.NewBadRequest("invalid force parameter " + strconv.Quote(f))
+		}
+		wp.force = force
+	}
 	return wp, nil
+}
+
+// managerOrUserAgent is kube-apiserver's default field manager name: the
+// fieldManager parameter, else the User-Agent's product (up to the first
+// "/", at most 128 bytes).
+func managerOrUserAgent(manager, userAgent string) string {
+	if manager != "" {
+		return manager
+	}
+	prefix, _, _ := strings.Cut(userAgent, "/")
+	if len(prefix) > 128 {
+		prefix = prefix[:128]
+	}
+	return prefix
 }
 
 // strict applies the fieldValidation directive to the unknown and

@@ -28,6 +28,10 @@ func namespaces() *resource.Resource {
 		Fields:       map[string]string{"status.phase": "status.phase"},
 		Strategy:     namespaceStrategy(),
 		ValidateName: apivalidation.ValidateNamespaceName,
+		Subresources: []resource.Subresource{
+			{Name: "status", Strategy: NamespaceStatusStrategy()},
+			{Name: "finalize", Verbs: []string{"update"}, Strategy: NamespaceFinalizeStrategy()},
+		},
 	}
 }
 

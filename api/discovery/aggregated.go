@@ -51,5 +51,21 @@ func aggregatedResource(r *resource.Resource) apidiscoveryv2.APIResourceDiscover
 		Verbs:            r.ServedVerbs(),
 		ShortNames:       r.ShortNames,
 		Categories:       r.Categories,
+		Subresources:     subresourceDiscovery(r),
 	}
+}
+
+// subresourceDiscovery lists r's subresources; each responds with r's
+// kind.
+func subresourceDiscovery(r *resource.Resource) []apidiscoveryv2.APISubresourceDiscovery {
+	var out []apidiscoveryv2.APISubresourceDiscovery
+	for i := range r.Subresources {
+		sub := &r.Subresources[i]
+		out = append(out, apidiscoveryv2.APISubresourceDiscovery{
+			Subresource:  sub.Name,
+			ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			Verbs:        sub.ServedVerbs(),
+		})
+	}
+	return out
 }

@@ -52,6 +52,8 @@ func (s *kubectlScenario) run(t *testing.T) {
 		{"get-selector-sort", s.getSelectorSort},
 		{"get-watch", s.getWatch},
 		{"apply", s.apply},
+		{"server-side-apply", s.serverSideApply},
+		{"diff", s.diff},
 		{"patch", s.patch},
 		{"label-annotate", s.labelAnnotate},
 		{"delete", s.delete},
