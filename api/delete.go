@@ -39,10 +39,22 @@ func (h *handler) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !d.gone {
-		h.writeObject(w, out, http.StatusOK, d.data)
+		h.writeObject(w, out, keptStatus(opts), d.data)
 		return
 	}
 	h.writeDeleted(w, name, d.data)
+}
+
+// keptStatus is the HTTP status of a delete that leaves the object being
+// deleted: 202 when the client asked for cascading deletion with the
+// deprecated orphanDependents=false, 200 otherwise, as kube-apiserver
+// answers.
+func keptStatus(opts *metav1.DeleteOptions) int {
+	//lint:ignore SA1019 the deprecated field is still part of the API and decides the status
+	if o := opts.OrphanDependents; o != nil && !*o {
+		return http.StatusAccepted
+	}
+	return http.StatusOK
 }
 
 // writeDeleted writes the success Status of a delete.
@@ -60,15 +72,16 @@ func (h *handler) writeDeleted(w http.ResponseWriter, name string, data []byte) 
 }
 
 // deleteObject deletes ns/name after checking the options' preconditions.
-// An object with finalizers is marked with a deletionTimestamp instead,
-// and removed when its last finalizer goes; a namespace is marked
-// Terminating and removed by the namespace lifecycle once it is empty.
+// The propagation policy decides the garbage-collection finalizers first
+// (deletionFinalizers); an object left with finalizers is marked with a
+// deletionTimestamp instead of removed, and goes when its last finalizer
+// does. A namespace is marked Terminating and removed by the namespace
+// lifecycle once it is empty.
 func (h *handler) deleteObject(ctx context.Context, ns, name string, opts *metav1.DeleteOptions) (deleted, error) {
 	if h.res == h.server.namespaceResource() && builtin.IsImmortalNamespace(name) {
 		return deleted{}, builtin.ImmortalNamespaceError(name)
 	}
 	key := h.res.Key(ns, name)
-	dryRun := len(opts.DryRun) > 0
 	for {
 		cur, err := h.store().Get(ctx, key, raftstore.ReadOptions{Consistency: raftstore.MostRecent})
 		if err != nil {
@@ -81,12 +94,7 @@ func (h *handler) deleteObject(ctx context.Context, ns, name string, opts *metav
 		if err := h.checkPreconditions(obj, cur.Rev, opts.Preconditions, name); err != nil {
 			return deleted{}, err
 		}
-		var d deleted
-		if held(obj) || isNamespace(obj) {
-			d, err = h.markDeleting(ctx, key, cur, obj, dryRun)
-		} else {
-			d, err = h.remove(ctx, key, cur, dryRun)
-		}
+		d, err := h.deleteCurrent(ctx, key, cur, obj, opts)
 		if raftstore.IsConflict(err) {
 			continue
 		}
@@ -97,8 +105,26 @@ func (h *handler) deleteObject(ctx context.Context, ns, name string, opts *metav
 	}
 }
 
-// held reports whether finalizers keep obj after a delete.
-func held(obj runtime.Object) bool { return len(accessor(obj).GetFinalizers()) > 0 }
+// deleteCurrent deletes or marks obj, the object stored as cur, as
+// kube-apiserver's store does: the propagation finalizers are updated even
+// on an object already being deleted, whose deletionTimestamp stays; an
+// object left without finalizers is removed.
+func (h *handler) deleteCurrent(ctx context.Context, key string, cur raftstore.Object, obj runtime.Object, opts *metav1.DeleteOptions) (deleted, error) {
+	dryRun := len(opts.DryRun) > 0
+	if isNamespace(obj) {
+		return h.markDeleting(ctx, key, cur, obj, dryRun)
+	}
+	m := accessor(obj)
+	finalizers, changed := deletionFinalizers(m, opts)
+	m.SetFinalizers(finalizers)
+	switch {
+	case len(finalizers) == 0:
+		return h.remove(ctx, key, cur, obj, dryRun)
+	case m.GetDeletionTimestamp() != nil && !changed:
+		return deleted{data: cur.Data}, nil
+	}
+	return h.markDeleting(ctx, key, cur, obj, dryRun)
+}
 
 func (h *handler) checkPreconditions(obj runtime.Object, rev uint64, p *metav1.Preconditions, name string) error {
 	if p == nil {
@@ -114,35 +140,50 @@ func (h *handler) checkPreconditions(obj runtime.Object, rev uint64, p *metav1.P
 	return nil
 }
 
+// storedPreconditions pin a write to the object as read: its revision and
+// its uid.
+func storedPreconditions(cur raftstore.Object, obj runtime.Object) raftstore.Preconditions {
+	return raftstore.Preconditions{ResourceVersion: cur.Rev, UID: string(accessor(obj).GetUID())}
+}
+
 // remove deletes the object at its current revision.
-func (h *handler) remove(ctx context.Context, key string, cur raftstore.Object, dryRun bool) (deleted, error) {
+func (h *handler) remove(ctx context.Context, key string, cur raftstore.Object, obj runtime.Object, dryRun bool) (deleted, error) {
 	if dryRun {
 		return deleted{data: cur.Data, gone: true}, nil
 	}
-	_, err := h.store().Delete(ctx, key, raftstore.Preconditions{ResourceVersion: cur.Rev})
+	_, err := h.store().Delete(ctx, key, storedPreconditions(cur, obj))
 	if err != nil {
 		return deleted{}, err
 	}
 	return deleted{data: cur.Data, gone: true}, nil
 }
 
-// markDeleting sets the object's deletionTimestamp (once) and, for a
-// namespace, its Terminating phase.
+// markDeleting stores obj, the object read as cur with its finalizers
+// already decided, as being deleted: kube-apiserver's markAsDeleting sets
+// deletionTimestamp to now unless an earlier one is set, and
+// deletionGracePeriodSeconds to 0 (no resource here deletes gracefully);
+// the first mark bumps a set generation. A namespace also enters its
+// Terminating phase.
 func (h *handler) markDeleting(ctx context.Context, key string, cur raftstore.Object, obj runtime.Object, dryRun bool) (deleted, error) {
 	m := accessor(obj)
-	if m.GetDeletionTimestamp() != nil {
+	if isNamespace(obj) && m.GetDeletionTimestamp() != nil {
 		return deleted{data: cur.Data}, nil
 	}
 	now := metav1.NewTime(h.server.opts.Now())
+	if ts := m.GetDeletionTimestamp(); ts == nil || ts.After(now.Time) {
+		if ts == nil && m.GetGeneration() > 0 {
+			m.SetGeneration(m.GetGeneration() + 1)
+		}
+		m.SetDeletionTimestamp(&now)
+	}
 	zero := int64(0)
-	m.SetDeletionTimestamp(&now)
 	m.SetDeletionGracePeriodSeconds(&zero)
 	setTerminating(obj)
 	data, err := encodeStored(h.res, obj)
 	if err != nil || dryRun {
 		return deleted{data: data}, err
 	}
-	stored, err := h.store().Update(ctx, key, data, raftstore.Preconditions{ResourceVersion: cur.Rev})
+	stored, err := h.store().Update(ctx, key, data, storedPreconditions(cur, obj))
 	if err != nil {
 		return deleted{}, err
 	}

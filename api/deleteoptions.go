@@ -16,8 +16,8 @@ import (
 var deleteOptionsKind = schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}
 
 // deleteOptions reads DeleteOptions from the body (JSON, YAML or Protobuf)
-// and the query (gracePeriodSeconds, propagationPolicy, dryRun), and
-// validates them as kube-apiserver does.
+// and the query (gracePeriodSeconds, orphanDependents, propagationPolicy,
+// dryRun), and validates them as kube-apiserver does.
 func (h *handler) deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
 	body, err := readBody(r)
@@ -65,6 +65,14 @@ func deleteOptionsFromQuery(r *http.Request, opts *metav1.DeleteOptions) error {
 		}
 		opts.GracePeriodSeconds = &n
 	}
+	if s := v.Get("orphanDependents"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return apierrors.NewBadRequest("invalid orphanDependents: " + s)
+		}
+		//lint:ignore SA1019 the deprecated field is still part of the API
+		opts.OrphanDependents = &b
+	}
 	if s := v.Get("propagationPolicy"); s != "" {
 		p := metav1.DeletionPropagation(s)
 		opts.PropagationPolicy = &p
@@ -80,6 +88,10 @@ func validateDeleteOptions(opts *metav1.DeleteOptions) error {
 		}
 	}
 	var errs field.ErrorList
+	//lint:ignore SA1019 the deprecated field is still part of the API
+	if opts.OrphanDependents != nil && opts.PropagationPolicy != nil {
+		errs = append(errs, field.Invalid(field.NewPath("propagationPolicy"), opts.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
+	}
 	if p := opts.PropagationPolicy; p != nil {
 		switch *p {
 		case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:

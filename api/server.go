@@ -66,9 +66,11 @@ func NewServer(store Storage, opts Options) *Server {
 	return s
 }
 
-// Run runs the server's controllers (the namespace lifecycle) until ctx
-// ends. They act only while this node leads.
-func (s *Server) Run(ctx context.Context) { s.namespaces.run(ctx) }
+// Run runs the server's controllers (the namespace lifecycle and the
+// garbage collector) until ctx ends. They act only while this node leads.
+func (s *Server) Run(ctx context.Context) {
+	runConcurrently(ctx, s.namespaces.run, newGarbageCollector(s).run)
+}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
