@@ -51,6 +51,13 @@ func (h *handler) replace(ctx context.Context, ns, name string, obj runtime.Obje
 	key := h.res.Key(ns, name)
 	for {
 		cur, err := h.store().Get(ctx, key, read)
+		if raftstore.IsNotFound(err) && read.Consistency != raftstore.MostRecent {
+			// This node's state may predate the object (a create it
+			// has not applied, or a re-create after a delete it has):
+			// only a quorum read may answer 404.
+			read = raftstore.ReadOptions{Consistency: raftstore.MostRecent}
+			continue
+		}
 		if err != nil {
 			return nil, storeError(err, h.res, name)
 		}
