@@ -7,7 +7,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # its conformance suite.
 RACE_PKGS   := ./fsm/... ./raftstore/...
 
-.PHONY: all build test test-unit test-e2e bench lint fmt vet staticcheck clean
+.PHONY: all build test test-unit test-e2e bench lint fmt vet staticcheck clean chaos chaos-short build-chaos
 
 all: build
 
@@ -15,8 +15,9 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/raftapi ./cmd/raftapi
 
 # make test: lint, unit and in-process cluster tests (race detector on the
-# core), then the end-to-end tests against the real binary.
-test: lint test-unit test-e2e
+# core), then the end-to-end tests against the real binary, then a short
+# run of the fault harness.
+test: lint test-unit test-e2e chaos-short
 
 test-unit:
 	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
@@ -36,6 +37,26 @@ kubectl-current:
 		minor=$$(echo $$v | cut -d. -f2) && \
 		CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(BIN)/kubectl-current \
 		-ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$$minor" .
+
+# The fault harness (chaos/): real processes in network namespaces, faults,
+# checkers. Needs root; without it chaos-short says so and passes. Reports
+# go to $(CHAOS_OUT); a failed run keeps its report there.
+# chaos-short tolerates the anomaly kinds in CHAOS_SHORT_TOLERATE (comma-
+# separated; none today): open product issues tracked in chaos/README.md,
+# reported but not failing.
+CHAOS_OUT            ?= $(CURDIR)/$(BIN)/chaos-report
+CHAOS_FLAGS          ?= --nodes 3 --duration 10m --faults all
+CHAOS_SHORT_TOLERATE ?=
+
+build-chaos:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/raftapi-chaos ./cmd/raftapi-chaos
+
+chaos: build build-chaos
+	$(BIN)/raftapi-chaos --binary $(BIN)/raftapi --name long --out $(CHAOS_OUT)/long $(CHAOS_FLAGS)
+
+chaos-short: build build-chaos
+	$(BIN)/raftapi-chaos --binary $(BIN)/raftapi --name short --out $(CHAOS_OUT)/short --skip-unprivileged \
+		--nodes 3 --duration 75s --quiet 10s --faults kill,partition,pause --tolerate=$(CHAOS_SHORT_TOLERATE)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m ./fsm/... ./raftstore/...
