@@ -7,7 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -135,25 +134,4 @@ func applyError(err error) error {
 		return err
 	}
 	return apierrors.NewInternalError(err)
-}
-
-// checkPatched checks a patched object against the request: the name
-// and namespace are the URL's, and a resourceVersion the patch set must be
-// the current one (rev; 0 when there is no object yet).
-func (h *handler) checkPatched(obj runtime.Object, ns, name string, rev uint64) error {
-	m := accessor(obj)
-	if m.GetName() != name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
-	}
-	if h.res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	want, err := parseRV(m.GetResourceVersion())
-	if err != nil {
-		return err
-	}
-	if want != 0 && want != rev {
-		return apierrors.NewConflict(h.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"compress/gzip"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -26,8 +27,8 @@ func zeroQuality(params string) bool {
 	for _, p := range strings.Split(params, ";") {
 		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
 		if strings.EqualFold(k, "q") {
-			v = strings.TrimRight(strings.TrimSpace(v), "0")
-			return v == "0" || v == "0." || v == ""
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q == 0
 		}
 	}
 	return false

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v4/fieldpath"
 
 	"github.com/raftapi/raftapi/api/openapi"
@@ -78,11 +77,7 @@ func (f *fieldManagers) typeConverter(res *resource.Resource) (managedfields.Typ
 	if !ok || doc.Components == nil {
 		return nil, fmt.Errorf("no OpenAPI document for %s", res.GroupVersion())
 	}
-	schemas := make(map[string]*spec.Schema, len(doc.Components.Schemas))
-	for name, s := range doc.Components.Schemas {
-		schemas[name] = s
-	}
-	return managedfields.NewTypeConverter(schemas, false)
+	return managedfields.NewTypeConverter(doc.Components.Schemas, false)
 }
 
 // resetFields are the fields a write through subresource does not own,

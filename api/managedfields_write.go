@@ -24,10 +24,9 @@ func (h *handler) trackUpdate(live, obj runtime.Object, wp *writeParams) (runtim
 	if err != nil {
 		return nil, err
 	}
-	gvk := h.res.GroupVersionKind()
-	live = live.DeepCopyObject()
-	live.GetObjectKind().SetGroupVersionKind(gvk)
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	// live comes from decodeStored or objectConverter.New, which set its
+	// kind; a decoded request body may lack one.
+	obj.GetObjectKind().SetGroupVersionKind(h.res.GroupVersionKind())
 	return fm.UpdateNoErrors(live, obj, wp.manager), nil
 }
 

@@ -3,10 +3,12 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -137,4 +139,21 @@ func (h *handler) applyPatch(pt types.PatchType, original, patch []byte) ([]byte
 // in kube-apiserver's generic form.
 func (h *handler) patchFailed(err error) error {
 	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+}
+
+// checkPatched checks a patched object against the request: the name
+// and namespace are the URL's, and a resourceVersion the patch set must be
+// the current one (rev; 0 when there is no object yet).
+func (h *handler) checkPatched(obj runtime.Object, ns, name string, rev uint64) error {
+	if err := h.checkIdentity(obj, ns, name); err != nil {
+		return err
+	}
+	want, err := parseRV(accessor(obj).GetResourceVersion())
+	if err != nil {
+		return err
+	}
+	if want != 0 && want != rev {
+		return apierrors.NewConflict(h.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
+	}
+	return nil
 }

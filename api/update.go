@@ -31,14 +31,10 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) {
 
 // replace stores obj as the new version of ns/name.
 func (h *handler) replace(ctx context.Context, ns, name string, obj runtime.Object, wp *writeParams) ([]byte, error) {
-	m := accessor(obj)
-	if m.GetName() != name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+	if err := h.checkIdentity(obj, ns, name); err != nil {
+		return nil, err
 	}
-	if h.res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
-		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	want, err := parseRV(m.GetResourceVersion())
+	want, err := parseRV(accessor(obj).GetResourceVersion())
 	if err != nil {
 		return nil, err
 	}
@@ -151,4 +147,17 @@ func (h *handler) commitTracked(ctx context.Context, cur raftstore.Object, old, 
 func finalized(obj runtime.Object) bool {
 	m := accessor(obj)
 	return m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !holdsItself(obj)
+}
+
+// checkIdentity checks that obj names the object of the URL: the same
+// name and, when it has one, the same namespace.
+func (h *handler) checkIdentity(obj runtime.Object, ns, name string) error {
+	m := accessor(obj)
+	if m.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+	}
+	if h.res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
 }
