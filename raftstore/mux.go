@@ -21,11 +21,15 @@ type peerMux struct {
 	ln     net.Listener
 	logger *slog.Logger
 	subs   map[byte]*subListener
-	wg     sync.WaitGroup
+	// wg counts the connections being routed. serve alone adds to it, so
+	// close waits for serve to return (served) before waiting on wg.
+	wg      sync.WaitGroup
+	closing chan struct{}
+	served  chan struct{}
 }
 
 func newPeerMux(ln net.Listener, logger *slog.Logger) *peerMux {
-	m := &peerMux{ln: ln, logger: logger, subs: map[byte]*subListener{}}
+	m := &peerMux{ln: ln, logger: logger, subs: map[byte]*subListener{}, closing: make(chan struct{}), served: make(chan struct{})}
 	for _, p := range []byte{protoRaft, protoRPC} {
 		m.subs[p] = &subListener{addr: ln.Addr(), conns: make(chan net.Conn, 16), done: make(chan struct{})}
 	}
@@ -35,11 +39,18 @@ func newPeerMux(ln net.Listener, logger *slog.Logger) *peerMux {
 // listener returns the net.Listener that receives connections of proto.
 func (m *peerMux) listener(proto byte) *subListener { return m.subs[proto] }
 
-// serve accepts until the underlying listener is closed.
+// serve accepts until the mux or the underlying listener is closed. It
+// must be started once for every peerMux that is closed.
 func (m *peerMux) serve() {
+	defer close(m.served)
 	for {
 		conn, err := m.ln.Accept()
 		if err != nil {
+			select {
+			case <-m.closing:
+				return
+			default:
+			}
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
@@ -74,12 +85,15 @@ func (m *peerMux) route(conn net.Conn) {
 	}
 }
 
-// close stops accepting and closes every sub-listener.
+// close stops accepting and closes every sub-listener, then waits for
+// the connections being routed.
 func (m *peerMux) close() error {
+	close(m.closing)
 	err := m.ln.Close()
 	for _, s := range m.subs {
 		s.Close()
 	}
+	<-m.served
 	m.wg.Wait()
 	return err
 }
