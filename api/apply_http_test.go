@@ -39,8 +39,8 @@ func wantManager(t testing.TB, m metav1.Object, manager string, op metav1.Manage
 		t.Errorf("entry of %q = %+v, want operation %s on v1 FieldsV1", manager, e, op)
 	}
 	for _, p := range paths {
-		if !strings.Contains(string(e.FieldsV1.Raw), p) {
-			t.Errorf("fields of %q = %s, want %s among them", manager, e.FieldsV1.Raw, p)
+		if !strings.Contains(e.FieldsV1.GetRawString(), p) {
+			t.Errorf("fields of %q = %s, want %s among them", manager, e.FieldsV1.GetRawString(), p)
 		}
 	}
 }
@@ -83,8 +83,8 @@ func TestServerSideApply(t *testing.T) {
 		if forced.Data["k1"] != "alice" {
 			t.Errorf("forced apply: data %v", forced.Data)
 		}
-		if e := managerEntry(&forced, "bob"); e != nil && strings.Contains(string(e.FieldsV1.Raw), `"f:k1"`) {
-			t.Errorf("bob still owns k1 after a forced apply: %s", e.FieldsV1.Raw)
+		if e := managerEntry(&forced, "bob"); e != nil && strings.Contains(e.FieldsV1.GetRawString(), `"f:k1"`) {
+			t.Errorf("bob still owns k1 after a forced apply: %s", e.FieldsV1.GetRawString())
 		}
 	})
 
@@ -139,7 +139,7 @@ func TestManagedFieldsOnEveryWrite(t *testing.T) {
 	var updated corev1.ConfigMap
 	s.do(t, http.MethodPut, cmPath(ns, "m"), &cm, header{"User-Agent", "my-controller/v1.2 (linux)"}).wantCode(t, http.StatusOK).decode(t, &updated)
 	wantManager(t, &updated, "my-controller", metav1.ManagedFieldsOperationUpdate, `"f:b"`)
-	if e := managerEntry(&updated, "creator"); e == nil || strings.Contains(string(e.FieldsV1.Raw), `"f:b"`) {
+	if e := managerEntry(&updated, "creator"); e == nil || strings.Contains(e.FieldsV1.GetRawString(), `"f:b"`) {
 		t.Errorf("creator's entry after another manager's update: %+v", e)
 	}
 

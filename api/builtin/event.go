@@ -4,7 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -48,7 +48,7 @@ func events(now func() time.Time) *resource.Resource {
 				return validateEvent(e)
 			},
 		},
-		ValidateName: path.ValidatePathSegmentName,
+		ValidateName: validatePathSegmentName,
 	}
 }
 
@@ -57,4 +57,14 @@ func events(now func() time.Time) *resource.Resource {
 // for backwards compatibility.
 func validateEvent(e *corev1.Event) field.ErrorList {
 	return eventhub.ValidateLegacy(eventhub.FromCoreV1(e))
+}
+
+// validatePathSegmentName is kube-apiserver's name validation of events:
+// any name that is a valid path segment (the library's own function is
+// deprecated in favour of a local one).
+func validatePathSegmentName(name string, prefix bool) []string {
+	if prefix {
+		return content.IsPathSegmentPrefix(name)
+	}
+	return content.IsPathSegmentName(name)
 }

@@ -62,7 +62,7 @@ func TestClientGoAggregated(t *testing.T) {
 		t.Errorf("ServerPreferredResources = %v, %v", preferred, err)
 	}
 	info, err := dc.ServerVersion()
-	if err != nil || info.GitVersion != "v1.32.0-raftapi" {
+	if err != nil || info.GitVersion != "v1.37.2-raftapi" {
 		t.Errorf("ServerVersion = %+v, %v", info, err)
 	}
 }

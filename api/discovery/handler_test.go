@@ -241,7 +241,7 @@ func TestVersion(t *testing.T) {
 	srv, _ := newServer(t, testRegistry())
 	var info version.Info
 	mustDecode(t, srv.URL+"/version", "", &info)
-	if info.Major != "1" || info.Minor != "32" || info.GitVersion != "v1.32.0-raftapi" || info.GoVersion == "" || info.Platform == "" {
+	if info.Major != "1" || info.Minor != "37" || info.GitVersion != "v1.37.2-raftapi" || info.GoVersion == "" || info.Platform == "" {
 		t.Errorf("/version = %+v", info)
 	}
 }

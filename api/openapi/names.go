@@ -10,10 +10,48 @@ import (
 )
 
 // definitionName is the name of the schema of Go type t, kube-apiserver's:
-// the package path with its domain reversed, then the type name
-// (k8s.io/api/core/v1.ConfigMap → io.k8s.api.core.v1.ConfigMap).
+// the model name t declares (the k8s.io types generate theirs), else the
+// package path with its domain reversed, then the type name
+// (github.com/raftapi/raftapi/api/openapi.sample →
+// com.github.raftapi.raftapi.api.openapi.sample). Both give
+// io.k8s.api.core.v1.ConfigMap for k8s.io/api/core/v1.ConfigMap.
 func definitionName(t reflect.Type) string {
-	return util.ToRESTFriendlyName(util.GetCanonicalTypeName(reflect.New(t).Interface()))
+	if name, ok := declaredModelName(t); ok {
+		return name
+	}
+	return util.ToRESTFriendlyName(t.PkgPath() + "." + t.Name())
+}
+
+// declaredModelName returns the name that struct type t gives its schema
+// with an OpenAPIModelName method, which kube-apiserver uses verbatim: it
+// is already REST-friendly, not a Go path. A method promoted from an
+// embedded field (metav1.TypeMeta's, say) names that field's type, not t,
+// so it is ignored.
+func declaredModelName(t reflect.Type) (string, bool) {
+	name, ok := modelName(t)
+	if !ok {
+		return "", false
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.Anonymous {
+			continue
+		}
+		if embedded, ok := modelName(deref(f.Type)); ok && embedded == name {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// modelName returns what OpenAPIModelName returns for a value of type t,
+// declared or promoted, if t has the method.
+func modelName(t reflect.Type) (string, bool) {
+	namer, ok := reflect.New(t).Interface().(util.OpenAPIModelNamer)
+	if !ok {
+		return "", false
+	}
+	return namer.OpenAPIModelName(), true
 }
 
 // untypedName is the name of the schema of a kind without a Go type, named

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -16,6 +17,9 @@ func TestDefinitionName(t *testing.T) {
 	}{
 		{reflect.TypeFor[corev1.ConfigMap](), "io.k8s.api.core.v1.ConfigMap"},
 		{reflect.TypeFor[metav1.ObjectMeta](), "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+		{reflect.TypeFor[resource.Quantity](), "io.k8s.apimachinery.pkg.api.resource.Quantity"},
+		// TypeMeta's OpenAPIModelName is promoted, and names TypeMeta.
+		{reflect.TypeFor[embedsTypeMeta](), "com.github.raftapi.raftapi.api.openapi.embedsTypeMeta"},
 	}
 	for _, tt := range tests {
 		if got := definitionName(tt.typ); got != tt.want {

@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/diff"
 )
 
 var (
@@ -69,14 +69,14 @@ func eventsEvent() *eventsv1.Event {
 func TestEventsV1ToCoreV1(t *testing.T) {
 	got := FromEventsV1(eventsEvent()).ToCoreV1()
 	if want := coreEvent(); !apiequality.Semantic.DeepEqual(got, want) {
-		t.Errorf("events.k8s.io/v1 → core/v1 (-want +got):\n%s", diff.ObjectReflectDiff(want, got))
+		t.Errorf("events.k8s.io/v1 → core/v1 (-want +got):\n%s", cmp.Diff(want, got))
 	}
 }
 
 func TestCoreV1ToEventsV1(t *testing.T) {
 	got := FromCoreV1(coreEvent()).ToEventsV1()
 	if want := eventsEvent(); !apiequality.Semantic.DeepEqual(got, want) {
-		t.Errorf("core/v1 → events.k8s.io/v1 (-want +got):\n%s", diff.ObjectReflectDiff(want, got))
+		t.Errorf("core/v1 → events.k8s.io/v1 (-want +got):\n%s", cmp.Diff(want, got))
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	fuzz "github.com/google/gofuzz"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/diff"
+	"sigs.k8s.io/randfill"
 )
 
 // roundTrips is how many random objects each round-trip test converts.
@@ -25,7 +25,7 @@ const roundTrips = 5000
 // ObjectMeta and timestamps kept representable in JSON as
 // kube-apiserver's round-trip tests keep them. It logs its seed so that a
 // failure can be replayed.
-func newFuzzer(t *testing.T) *fuzz.Fuzzer {
+func newFuzzer(t *testing.T) *randfill.Filler {
 	t.Helper()
 	seed := time.Now().UnixNano()
 	t.Logf("fuzzer seed %d", seed)
@@ -36,7 +36,7 @@ func newFuzzer(t *testing.T) *fuzz.Fuzzer {
 func checkRoundTrip(t *testing.T, i int, what string, want, got any) {
 	t.Helper()
 	if !apiequality.Semantic.DeepEqual(want, got) {
-		t.Fatalf("object %d: %s lost information:\n%s", i, what, diff.ObjectReflectDiff(want, got))
+		t.Fatalf("object %d: %s lost information:\n%s", i, what, cmp.Diff(want, got))
 	}
 }
 
@@ -44,7 +44,7 @@ func TestRoundTripCoreV1(t *testing.T) {
 	f := newFuzzer(t)
 	for i := range roundTrips {
 		in := &corev1.Event{}
-		f.Fuzz(in)
+		f.Fill(in)
 		in.TypeMeta = metav1.TypeMeta{}
 		checkRoundTrip(t, i, "core/v1 → hub → core/v1", in, FromCoreV1(in).ToCoreV1())
 	}
@@ -54,7 +54,7 @@ func TestRoundTripEventsV1(t *testing.T) {
 	f := newFuzzer(t)
 	for i := range roundTrips {
 		in := &eventsv1.Event{}
-		f.Fuzz(in)
+		f.Fill(in)
 		in.TypeMeta = metav1.TypeMeta{}
 		checkRoundTrip(t, i, "events.k8s.io/v1 → hub → events.k8s.io/v1", in, FromEventsV1(in).ToEventsV1())
 	}
@@ -67,7 +67,7 @@ func TestRoundTripHub(t *testing.T) {
 	f := newFuzzer(t)
 	for i := range roundTrips {
 		in := &Event{}
-		f.Fuzz(in)
+		f.Fill(in)
 		checkRoundTrip(t, i, "hub → core/v1 → hub", in, FromCoreV1(in.ToCoreV1()))
 		checkRoundTrip(t, i, "hub → events.k8s.io/v1 → hub", in, FromEventsV1(in.ToEventsV1()))
 	}
@@ -80,7 +80,7 @@ func TestRoundTripThroughStorage(t *testing.T) {
 	f := newFuzzer(t)
 	for i := range roundTrips {
 		in := &eventsv1.Event{}
-		f.Fuzz(in)
+		f.Fill(in)
 		in.TypeMeta = metav1.TypeMeta{}
 		data, err := json.Marshal(FromEventsV1(in).ToCoreV1())
 		if err != nil {
