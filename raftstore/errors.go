@@ -62,6 +62,9 @@ type Error struct {
 	// Rev is the revision the error is about: the current revision for
 	// Conflict, the requested one for Expired and TooLargeResourceVersion.
 	Rev uint64
+	// Current is, on TooLargeResourceVersion, the revision this node had
+	// applied when it gave up waiting.
+	Current uint64
 	// RetryAfter is a hint for TooLargeResourceVersion and Unavailable.
 	RetryAfter time.Duration
 	Msg        string

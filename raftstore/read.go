@@ -75,7 +75,7 @@ func (s *Store) viewError(err error, rev uint64) error {
 	case errors.Is(err, fsm.ErrCompacted):
 		return &Error{Code: ErrCodeExpired, Rev: rev, Msg: "the requested resourceVersion has been compacted", Err: err}
 	case errors.Is(err, fsm.ErrFutureRevision):
-		return &Error{Code: ErrCodeTooLargeResourceVersion, Rev: rev, Msg: "Too large resource version", Err: err}
+		return &Error{Code: ErrCodeTooLargeResourceVersion, Rev: rev, Current: s.fsm.Applied(), Msg: "Too large resource version", Err: err}
 	}
 	return err
 }

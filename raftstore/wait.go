@@ -95,7 +95,7 @@ func (s *Store) waitForRevision(ctx context.Context, rev uint64) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &Error{Code: ErrCodeTooLargeResourceVersion, Rev: rev, RetryAfter: time.Second,
+		return &Error{Code: ErrCodeTooLargeResourceVersion, Rev: rev, Current: s.fsm.Applied(), RetryAfter: time.Second,
 			Msg: "Too large resource version"}
 	}
 	return nil
