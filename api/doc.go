@@ -1,7 +1,11 @@
-// Package api serves the Kubernetes HTTP API on top of the replicated
-// store: request parsing, resource registration, the resourceVersion
-// semantics of list, get and watch, and Status errors.
+// Package api assembles the Kubernetes HTTP API of one node: the
+// resource descriptions (api/resource, api/builtin), the registry that
+// carries out the verbs over the store (api/registry), the HTTP handlers
+// (api/handlers), discovery and OpenAPI, and the controllers that are
+// clients of the registry (api/controllers). DESIGN.md beside this file
+// walks through the request path.
 //
-// Resources are descriptions (see Resource): handlers are generic and know
-// no resource by name, so more resources are added as data.
+// Resources are descriptions: handlers and registry are generic and know
+// no resource by name, so a resource is added as data (Server.Register),
+// also while the server runs.
 package api

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/raftapi/raftapi/api/handlers"
 	"github.com/raftapi/raftapi/api/resource"
 )
 
@@ -67,23 +68,23 @@ func toMemberObject(m Member) memberObject {
 	}
 }
 
-func (s *Server) memberRoutes() {
+func (s *Server) memberRoutes(router *mux.Router) {
 	if s.opts.Members == nil {
 		return
 	}
 	base := "/apis/" + membersGV.Group + "/" + membersGV.Version
-	s.router.HandleFunc(base+"/members", s.listMembers).Methods(http.MethodGet)
-	s.router.HandleFunc(base+"/members/{name}", s.getMember).Methods(http.MethodGet)
+	router.HandleFunc(base+"/members", s.listMembers).Methods(http.MethodGet)
+	router.HandleFunc(base+"/members/{name}", s.getMember).Methods(http.MethodGet)
 }
 
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) {
 	members, err := s.opts.Members.Members(r.Context())
 	if err != nil {
-		writeStatus(w, apierrors.NewServiceUnavailable(err.Error()))
+		handlers.WriteStatus(w, apierrors.NewServiceUnavailable(err.Error()))
 		return
 	}
 	if wantsTable(r) {
-		writeJSON(w, http.StatusOK, memberTable(members))
+		handlers.WriteJSON(w, http.StatusOK, memberTable(members))
 		return
 	}
 	list := struct {
@@ -95,14 +96,14 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) {
 	for _, m := range members {
 		list.Items = append(list.Items, toMemberObject(m))
 	}
-	writeJSON(w, http.StatusOK, list)
+	handlers.WriteJSON(w, http.StatusOK, list)
 }
 
 func (s *Server) getMember(w http.ResponseWriter, r *http.Request) {
 	name := mux.Vars(r)["name"]
 	members, err := s.opts.Members.Members(r.Context())
 	if err != nil {
-		writeStatus(w, apierrors.NewServiceUnavailable(err.Error()))
+		handlers.WriteStatus(w, apierrors.NewServiceUnavailable(err.Error()))
 		return
 	}
 	for _, m := range members {
@@ -110,13 +111,13 @@ func (s *Server) getMember(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if wantsTable(r) {
-			writeJSON(w, http.StatusOK, memberTable([]Member{m}))
+			handlers.WriteJSON(w, http.StatusOK, memberTable([]Member{m}))
 			return
 		}
-		writeJSON(w, http.StatusOK, toMemberObject(m))
+		handlers.WriteJSON(w, http.StatusOK, toMemberObject(m))
 		return
 	}
-	writeStatus(w, apierrors.NewNotFound(membersResource.GroupResource(), name))
+	handlers.WriteStatus(w, apierrors.NewNotFound(membersResource.GroupResource(), name))
 }
 
 // wantsTable reports whether the client asked for a meta.k8s.io Table.

@@ -2,19 +2,22 @@ package api
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
-	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/raftapi/raftapi/api/builtin"
-	"github.com/raftapi/raftapi/api/discovery"
-	"github.com/raftapi/raftapi/api/openapi"
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/controllers/garbagecollector"
+	"github.com/raftapi/raftapi/api/controllers/namespace"
+	"github.com/raftapi/raftapi/api/handlers"
+	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/resource"
+	"github.com/raftapi/raftapi/raftstore"
 )
 
 // Options configure a Server.
@@ -31,103 +34,84 @@ type Options struct {
 	Health http.Handler
 	// Members, if set, serves the read-only raftapi.io/v1 members resource.
 	Members MemberLister
+	// Logger receives the controllers' logs; default slog.Default().
+	Logger *slog.Logger
 }
 
-// Server is the HTTP API of one node.
+// Server is the HTTP API of one node: the handlers over the registry over
+// the store, and the controllers that are clients of the registry.
 type Server struct {
-	store      Storage
 	opts       Options
-	registry   *resource.Registry
-	codecs     *codecs
-	router     *mux.Router
-	namespaces *namespaceLifecycle
-	fields     *fieldManagers
+	store      *raftstore.Store
+	resources  *resource.Registry
+	codecs     *codec.Codecs
+	registry   *registry.Registry
+	namespaces *namespace.Controller
+	gc         *garbagecollector.Collector
+
+	mu     sync.Mutex // serialises route rebuilds
+	router atomic.Pointer[mux.Router]
 }
 
 // NewServer returns the API server over store, serving the built-in
 // resources.
-func NewServer(store Storage, opts Options) *Server {
+func NewServer(store *raftstore.Store, opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.NewUID == nil {
-		opts.NewUID = func() string { return string(uuid.NewUUID()) }
 	}
 	if opts.BookmarkInterval <= 0 {
 		opts.BookmarkInterval = time.Minute
 	}
-	reg := resource.NewRegistry(builtin.Resources()...)
-	if opts.Members != nil {
-		reg.Add(membersResource)
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
-	s := &Server{store: store, opts: opts, registry: reg, codecs: newCodecs(reg), router: mux.NewRouter(), fields: newFieldManagers(reg)}
-	s.namespaces = newNamespaceLifecycle(s)
-	s.routes()
+	resources := resource.NewRegistry(builtin.Resources()...)
+	if opts.Members != nil {
+		resources.Add(membersResource)
+	}
+	s := &Server{opts: opts, store: store, resources: resources, codecs: codec.NewCodecs(resources)}
+	var kick func()
+	s.registry = registry.New(resources, registry.FromRaftstore(store), s.codecs, registry.Options{
+		Now: opts.Now, NewUID: opts.NewUID, NamespaceDeleting: func() { kick() },
+	})
+	s.namespaces = namespace.New(s.registry)
+	kick = s.namespaces.Kick
+	s.gc = garbagecollector.New(s.registry, opts.Logger)
+	s.rebuildRoutes()
 	return s
+}
+
+// Register adds res to the resources the server serves, while it serves:
+// the registry, discovery, OpenAPI and the routes take it at once.
+func (s *Server) Register(res *resource.Resource) {
+	s.resources.Add(res)
+	s.rebuildRoutes()
 }
 
 // Run runs the server's controllers (the namespace lifecycle and the
 // garbage collector) until ctx ends. They act only while this node leads.
 func (s *Server) Run(ctx context.Context) {
-	runConcurrently(ctx, s.namespaces.run, newGarbageCollector(s).run)
+	var wg sync.WaitGroup
+	for _, run := range []func(context.Context){s.namespaces.Run, s.gc.Run} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(ctx)
+		}()
+	}
+	wg.Wait()
 }
+
+// SystemNamespacesReady returns nil once this node has every system
+// namespace, an error naming the first missing one otherwise.
+func (s *Server) SystemNamespacesReady() error { return s.namespaces.Ready() }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.router.ServeHTTP(&statusWriter{ResponseWriter: w, protobuf: prefersProtobuf(r), codecs: s.codecs}, r)
-}
-
-func (s *Server) routes() {
-	if s.opts.Health != nil {
-		for _, p := range []string{"/livez", "/readyz", "/healthz"} {
-			s.router.PathPrefix(p).Handler(s.opts.Health)
-		}
+	sw := handlers.NewStatusWriter(w, r, s.codecs)
+	if IsUncleanPath(r) {
+		handlers.WriteStatus(sw, notFound(r))
+		return
 	}
-	discovery.NewHandler(s.registry).Routes(s.router)
-	openapi.NewHandler(s.registry).Routes(s.router)
-	for _, res := range s.registry.All() {
-		if res == membersResource {
-			s.memberRoutes()
-			continue
-		}
-		s.resourceRoutes(res)
-	}
-	s.router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeStatus(w, apierrors.NewNotFound(groupResourceOfPath(r.URL.Path), ""))
-	})
-	s.router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeStatus(w, apierrors.NewMethodNotSupported(groupResourceOfPath(r.URL.Path), strings.ToLower(r.Method)))
-	})
-}
-
-// resourceRoutes registers the collection and item paths of res.
-func (s *Server) resourceRoutes(res *resource.Resource) {
-	base := "/api/" + res.Version
-	if res.Group != "" {
-		base = "/apis/" + res.Group + "/" + res.Version
-	}
-	h := &handler{server: s, res: res}
-	scoped := base + "/" + res.Plural
-	if res.Namespaced {
-		scoped = base + "/namespaces/{namespace}/" + res.Plural
-		s.router.HandleFunc(base+"/"+res.Plural, h.list).Methods(http.MethodGet)
-	}
-	item := scoped + "/{name}"
-	s.router.HandleFunc(scoped, h.list).Methods(http.MethodGet)
-	s.router.HandleFunc(scoped, h.create).Methods(http.MethodPost)
-	s.router.HandleFunc(scoped, h.deleteCollection).Methods(http.MethodDelete)
-	s.router.HandleFunc(item, h.get).Methods(http.MethodGet)
-	s.router.HandleFunc(item, h.update).Methods(http.MethodPut)
-	s.router.HandleFunc(item, h.patch).Methods(http.MethodPatch)
-	s.router.HandleFunc(item, h.delete).Methods(http.MethodDelete)
-	s.subresourceRoutes(res, item)
-}
-
-// groupResourceOfPath guesses the resource a path names, for error text.
-func groupResourceOfPath(p string) (gr schema.GroupResource) {
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	if len(parts) > 0 {
-		gr.Resource = parts[len(parts)-1]
-	}
-	return gr
+	s.router.Load().ServeHTTP(sw, r)
 }

@@ -97,8 +97,17 @@ func (n *Node) routes() http.Handler {
 	})
 	health.namespaces = apiServer.SystemNamespacesReady
 	n.runControllers(apiServer)
-	mux.Handle("/", n.metrics.instrument(apiServer))
-	return mux
+	apiHandler := n.metrics.instrument(apiServer)
+	mux.Handle("/", apiHandler)
+	// ServeMux would redirect a path with "..", "//" or "%2F" to its
+	// cleaned form with an HTML page; the API answers it with a Status.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if api.IsUncleanPath(r) {
+			apiHandler.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // runControllers runs the API's controllers until the node stops.

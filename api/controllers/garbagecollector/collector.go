@@ -1,0 +1,100 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/raftapi/raftapi/api/registry"
+)
+
+// Collector is the garbage collector of one node (see the package
+// comment). Every node runs one; only the leader's acts.
+type Collector struct {
+	reg   *registry.Registry
+	store registry.Storage
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	owned map[string]bool // uids named in an owner reference at the last pass
+}
+
+const (
+	// gcTick is how often the collector checks its leadership and the
+	// changes since it last looked: the delay before it reacts.
+	gcTick = 250 * time.Millisecond
+	// gcResync is the longest time between two passes of a leader.
+	gcResync = 30 * time.Second
+	// gcRetries bounds the attempts of one write that keeps conflicting.
+	gcRetries = 5
+)
+
+// errNotLeader stops a pass on a node that lost the leadership.
+var errNotLeader = errors.New("garbagecollector: not the leader")
+
+// New returns the collector of the objects in reg, logging to log.
+func New(reg *registry.Registry, log *slog.Logger) *Collector {
+	return &Collector{reg: reg, store: reg.Storage(), log: log.With("controller", "garbagecollector")}
+}
+
+// gcLoop is the state the collector keeps between ticks.
+type gcLoop struct {
+	leader bool      // this node led at the last tick
+	retry  bool      // the last pass failed
+	last   time.Time // start of the last pass
+	seen   uint64    // every change up to this revision has been looked at
+}
+
+// Run collects until ctx ends.
+func (gc *Collector) Run(ctx context.Context) {
+	t := time.NewTicker(gcTick)
+	defer t.Stop()
+	var l gcLoop
+	for {
+		gc.tick(ctx, &l)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// tick makes a pass if this node leads and one is due.
+func (gc *Collector) tick(ctx context.Context, l *gcLoop) {
+	if !gc.store.IsLeader() {
+		l.leader = false
+		return
+	}
+	rev := gc.store.Revision()
+	due := !l.leader || l.retry || time.Since(l.last) >= gcResync
+	if !due && rev != l.seen {
+		due = gc.changedSince(ctx, l.seen, rev)
+	}
+	l.leader, l.seen = true, rev
+	if !due {
+		return
+	}
+	l.last = time.Now()
+	err := gc.pass(ctx)
+	l.retry = err != nil
+	if err != nil && ctx.Err() == nil {
+		gc.log.Warn("pass failed, retrying", "err", err)
+	}
+}
+
+// isOwner reports whether uid was named in an owner reference at the
+// last pass.
+func (gc *Collector) isOwner(uid string) bool {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	return gc.owned[uid]
+}
+
+func (gc *Collector) setOwned(owned map[string]bool) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	gc.owned = owned
+}

@@ -1,0 +1,129 @@
+package garbagecollector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/raftapi/raftapi/api/registry"
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// gcNode is one stored object as the garbage collector sees it: where it
+// lives and its metadata.
+type gcNode struct {
+	res  *resource.Resource
+	key  string
+	rev  uint64
+	meta metav1.ObjectMeta
+}
+
+// newGCNode reads the metadata of o, an object of res.
+func newGCNode(res *resource.Resource, o registry.Object) (*gcNode, error) {
+	var v struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(o.Data, &v); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", o.Key, err)
+	}
+	return &gcNode{res: res, key: res.Key(v.Metadata.Namespace, v.Metadata.Name), rev: o.Rev, meta: v.Metadata}, nil
+}
+
+func (n *gcNode) uid() types.UID { return n.meta.UID }
+
+// deleting reports whether the object has a deletionTimestamp.
+func (n *gcNode) deleting() bool { return n.meta.DeletionTimestamp != nil }
+
+func (n *gcNode) hasFinalizer(f string) bool { return slices.Contains(n.meta.Finalizers, f) }
+
+// deletingDependents reports whether the object is being deleted in
+// foreground.
+func (n *gcNode) deletingDependents() bool {
+	return n.deleting() && n.hasFinalizer(metav1.FinalizerDeleteDependents)
+}
+
+// blocks reports whether the object holds up the foreground deletion of
+// the owner with uid owner (blockOwnerDeletion on its reference).
+func (n *gcNode) blocks(owner types.UID) bool {
+	for _, ref := range n.meta.OwnerReferences {
+		if ref.UID == owner && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+			return true
+		}
+	}
+	return false
+}
+
+// String names n in logs: its resource, key and uid.
+func (n *gcNode) String() string { return n.res.Plural + " " + n.key + " uid " + string(n.uid()) }
+
+// gcGraph is every object the collector manages at the start of a pass,
+// indexed by uid and by the uids their owner references name.
+type gcGraph struct {
+	nodes      []*gcNode
+	byUID      map[types.UID]*gcNode
+	dependents map[types.UID][]*gcNode
+}
+
+// collectable reports whether the collector manages the objects of res:
+// those of stored resources it can delete.
+func collectable(res *resource.Resource) bool { return res.Serves("delete") }
+
+// snapshot lists every collectable resource with a Most Recent read: a
+// node that no longer leads fails here instead of acting on old state.
+func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
+	g := &gcGraph{byUID: map[types.UID]*gcNode{}, dependents: map[types.UID][]*gcNode{}}
+	seen := map[string]bool{}
+	for _, res := range gc.reg.Resources().All() {
+		if !collectable(res) || seen[res.Prefix("")] {
+			continue // another version of a resource shares its storage
+		}
+		seen[res.Prefix("")] = true
+		list, err := gc.store.List(ctx, res.Prefix(""), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.MostRecent}})
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", res.Plural, err)
+		}
+		for _, o := range list.Items {
+			n, err := newGCNode(res, o)
+			if err != nil {
+				gc.log.Warn("skipping undecodable object", "err", err)
+				continue
+			}
+			g.add(n)
+		}
+	}
+	return g, nil
+}
+
+func (g *gcGraph) add(n *gcNode) {
+	g.nodes = append(g.nodes, n)
+	g.byUID[n.uid()] = n
+	for _, ref := range n.meta.OwnerReferences {
+		g.dependents[ref.UID] = append(g.dependents[ref.UID], n)
+	}
+}
+
+// dependentsOf returns the objects whose owner references name owner: by
+// uid and, for a namespaced owner, in its namespace (a reference across
+// namespaces never resolves).
+func (g *gcGraph) dependentsOf(owner *gcNode) []*gcNode {
+	var out []*gcNode
+	for _, d := range g.dependents[owner.uid()] {
+		if !owner.res.Namespaced || d.meta.Namespace == owner.meta.Namespace {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ownerUIDs returns the uids the graph's owner references name.
+func (g *gcGraph) ownerUIDs() map[string]bool {
+	out := make(map[string]bool, len(g.dependents))
+	for uid := range g.dependents {
+		out[string(uid)] = true
+	}
+	return out
+}

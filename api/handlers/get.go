@@ -1,0 +1,58 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
+	"github.com/raftapi/raftapi/api/registry"
+)
+
+// Get serves GET of one object.
+func Get(s *Scope) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ns, name := pathVars(r)
+		out, err := negotiation.Negotiate(r, s.Resource)
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		q, err := parseQuery(r, s.Resource)
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		obj, err := s.Store.Get(r.Context(), ns, name, registry.GetOptions{ResourceVersion: q.list.ResourceVersion})
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		s.writeObject(w, out, http.StatusOK, obj.Data)
+	}
+}
+
+// List serves GET of a collection: a list, or a watch with watch=true.
+func List(s *Scope) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ns, _ := pathVars(r)
+		q, err := parseQuery(r, s.Resource)
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		out, err := negotiation.Negotiate(r, s.Resource)
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		if q.watch {
+			s.watch(w, r, q, ns, out)
+			return
+		}
+		res, err := s.Store.List(r.Context(), ns, q.list)
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		s.writeList(w, out, res)
+	}
+}

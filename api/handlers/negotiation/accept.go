@@ -1,0 +1,111 @@
+package negotiation
+
+import (
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/raftapi/raftapi/api/codec"
+)
+
+// Accept is one entry of an Accept header.
+type Accept struct {
+	// Type is the media type, e.g. application/json or */*.
+	Type string
+	// Params are its parameters (as, g, v, profile, ...) without q.
+	Params map[string]string
+	// Q is its quality, 1 when absent.
+	Q float64
+}
+
+// ParseAccept returns the entries of an Accept header, highest quality
+// first, stable among equals. Malformed entries are skipped.
+func ParseAccept(h string) []Accept {
+	out := ParseAcceptInOrder(h)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Q > out[j].Q })
+	return out
+}
+
+// ParseAcceptInOrder returns the entries of an Accept header in the order
+// they are listed, for callers that rank them by their own rules.
+// Malformed entries are skipped.
+func ParseAcceptInOrder(h string) []Accept {
+	var out []Accept
+	for _, part := range strings.Split(h, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		typ, params, err := mime.ParseMediaType(part)
+		if err != nil {
+			continue
+		}
+		out = append(out, Accept{Type: typ, Params: params, Q: quality(params)})
+	}
+	return out
+}
+
+// quality reads and removes the q parameter; a missing or malformed one
+// is 1.
+func quality(params map[string]string) float64 {
+	s, ok := params["q"]
+	if !ok {
+		return 1
+	}
+	delete(params, "q")
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 1
+	}
+	return f
+}
+
+// PrefersProtobuf reports whether the first media type the request
+// accepts is Protobuf (as a plain object, not a Table or metadata view).
+func PrefersProtobuf(r *http.Request) bool {
+	for _, a := range ParseAccept(r.Header.Get("Accept")) {
+		if a.Q > 0 {
+			return a.Type == codec.MediaProtobuf && a.Params["as"] == ""
+		}
+	}
+	return false
+}
+
+// RequestMediaType returns the media type of the request body; an absent
+// Content-Type is JSON.
+func RequestMediaType(r *http.Request) (string, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return codec.MediaJSON, nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "", codec.UnsupportedMediaType(ct, codec.BodyMediaTypes)
+	}
+	return mt, nil
+}
+
+// AcceptsGzip reports whether the request's Accept-Encoding allows gzip.
+func AcceptsGzip(r *http.Request) bool {
+	for _, enc := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(enc), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") && !zeroQuality(params) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroQuality reports whether a coding's parameters say q=0 (refused).
+func zeroQuality(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(k, "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q == 0
+		}
+	}
+	return false
+}

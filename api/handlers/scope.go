@@ -1,0 +1,34 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/registry"
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// Scope is what the handlers of one resource (or subresource) share: the
+// registry store that carries out the verbs and what the responses are
+// encoded with, as kube-apiserver's RequestScope.
+type Scope struct {
+	// Store carries out the verbs.
+	Store *registry.Store
+	// Resource is the resource served (for a subresource, its parent).
+	Resource *resource.Resource
+	Codecs   *codec.Codecs
+	// Now is the clock of Table ages.
+	Now func() time.Time
+	// BookmarkInterval is how often a watch with allowWatchBookmarks gets
+	// a bookmark.
+	BookmarkInterval time.Duration
+}
+
+// pathVars returns the namespace and name of the request's path.
+func pathVars(r *http.Request) (ns, name string) {
+	v := mux.Vars(r)
+	return v["namespace"], v["name"]
+}

@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"net/http"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// stream writes watch events, flushed one by one: JSON lines of
+// {"type","object"}, or length-prefixed Protobuf WatchEvents.
+type stream struct {
+	scope   *Scope
+	out     negotiation.Output
+	w       http.ResponseWriter
+	flusher http.Flusher
+	// columnsSent is set once a Table event carried the column
+	// definitions; later ones leave them out.
+	columnsSent bool
+}
+
+func (s *Scope) newStream(w http.ResponseWriter, out negotiation.Output) *stream {
+	ct := codec.MediaJSON
+	if out.Enc == negotiation.Protobuf {
+		ct = codec.MediaProtobuf + ";stream=watch"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	f, _ := w.(http.Flusher)
+	if f != nil {
+		f.Flush()
+	}
+	return &stream{scope: s, out: out, w: w, flusher: f}
+}
+
+// send writes one event holding a stored object (or bookmark object).
+func (s *stream) send(typ string, data []byte) bool {
+	obj, err := s.object(typ, data)
+	if err != nil {
+		return false
+	}
+	return s.write(typ, obj)
+}
+
+// object returns the event's object in the stream's representation.
+func (s *stream) object(typ string, data []byte) ([]byte, error) {
+	switch {
+	case s.out.View == negotiation.ViewTable:
+		var items [][]byte
+		if typ != "BOOKMARK" {
+			items = [][]byte{data}
+		}
+		var lm metav1.ListMeta
+		if typ == "BOOKMARK" {
+			m, _ := partialMetadata(data, "v1")
+			lm.ResourceVersion = m.ResourceVersion
+		}
+		t, err := s.scope.table(items, lm, s.out, !s.columnsSent)
+		if err != nil {
+			return nil, err
+		}
+		s.columnsSent = true
+		return json.Marshal(t)
+	case s.out.View == negotiation.ViewMetadata:
+		pom, err := partialMetadata(data, s.out.MetaVersion)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(pom)
+	case s.out.Enc == negotiation.Protobuf:
+		obj, err := codec.DecodeStored(s.scope.Resource, data)
+		if err != nil {
+			return nil, err
+		}
+		return s.scope.protobuf(obj)
+	case typ == "BOOKMARK":
+		// Bookmarks are built in the served version already.
+		return data, nil
+	}
+	return codec.ServedData(s.scope.Resource, data)
+}
+
+// sendStatus writes an ERROR event.
+func (s *stream) sendStatus(st *metav1.Status) bool {
+	var raw []byte
+	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
+		var err error
+		if raw, err = s.scope.protobuf(st); err != nil {
+			return false
+		}
+	} else {
+		raw, _ = json.Marshal(st)
+	}
+	return s.write("ERROR", raw)
+}
+
+func (s *stream) write(typ string, obj []byte) bool {
+	var err error
+	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
+		err = s.writeProtobuf(typ, obj)
+	} else {
+		err = json.NewEncoder(s.w).Encode(struct {
+			Type   string          `json:"type"`
+			Object json.RawMessage `json:"object"`
+		}{typ, obj})
+	}
+	if err != nil {
+		return false
+	}
+	if s.flusher != nil {
+		s.flusher.Flush()
+	}
+	return true
+}
+
+// writeProtobuf writes one length-prefixed WatchEvent frame.
+func (s *stream) writeProtobuf(typ string, obj []byte) error {
+	var buf bytes.Buffer
+	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: obj}}
+	if err := s.scope.Codecs.ProtoRaw.Encode(ev, &buf); err != nil {
+		return err
+	}
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(buf.Len()))
+	if _, err := s.w.Write(n[:]); err != nil {
+		return err
+	}
+	_, err := s.w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,101 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
+	"github.com/raftapi/raftapi/api/registry"
+)
+
+// defaultWatchTimeout bounds a watch without timeoutSeconds.
+const defaultWatchTimeout = 30 * time.Minute
+
+// watch serves a watch request: the initial state when the semantics ask
+// for it, then the change stream.
+func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns string, out negotiation.Output) {
+	if out.Enc == negotiation.YAML {
+		WriteStatus(w, codec.NotAcceptable(s.Resource.Typed()))
+		return
+	}
+	timeout := defaultWatchTimeout
+	if q.timeout > 0 {
+		timeout = q.timeout
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	wr, err := s.Store.Watch(ctx, ns, q.list)
+	if err != nil {
+		WriteStatus(w, err)
+		return
+	}
+	defer wr.Watcher.Stop()
+	st := s.newStream(w, out)
+	for _, it := range wr.Initial {
+		if !st.send("ADDED", it.Data) {
+			return
+		}
+	}
+	if wr.InitialEventsEnd && !st.send("BOOKMARK", s.bookmark(wr.From, true)) {
+		return
+	}
+	s.pump(ctx, st, wr.Watcher, q.bookmarks)
+}
+
+// pump copies store events to the stream until the watch or request ends.
+func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookmarks bool) {
+	var tick <-chan time.Time
+	if bookmarks {
+		t := time.NewTicker(s.BookmarkInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+			sw.RequestProgress()
+		case ev, ok := <-sw.ResultChan():
+			if !ok || !s.sendEvent(st, ev, bookmarks) {
+				return
+			}
+		}
+	}
+}
+
+func (s *Scope) sendEvent(st *stream, ev registry.WatchEvent, bookmarks bool) bool {
+	switch ev.Type {
+	case registry.Bookmark:
+		return !bookmarks || st.send("BOOKMARK", s.bookmark(ev.Rev, false))
+	case registry.WatchError:
+		se := registry.StatusError(ev.Err, s.Resource, "")
+		if registry.IsExpired(ev.Err) {
+			se = apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", ev.Rev))
+		}
+		status := se.ErrStatus
+		status.Kind, status.APIVersion = "Status", "v1"
+		st.sendStatus(&status)
+		return false
+	}
+	return st.send(ev.Type.String(), ev.Object)
+}
+
+// bookmark returns a bookmark object: the resource's kind with only a
+// resourceVersion (and the initial-events-end annotation when asked).
+func (s *Scope) bookmark(rev uint64, initialEnd bool) []byte {
+	meta := map[string]any{"resourceVersion": strconv.FormatUint(rev, 10)}
+	if initialEnd {
+		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+	}
+	raw, _ := json.Marshal(map[string]any{"kind": s.Resource.Kind, "apiVersion": s.Resource.APIVersion(), "metadata": meta})
+	return raw
+}

@@ -1,0 +1,96 @@
+package registry
+
+import (
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/raftapi/raftapi/api/openapi"
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// Subresource names a field manager is built for.
+const (
+	mainResource   = ""
+	statusResource = "status"
+)
+
+// fieldManagers builds, once per resource and subresource, the
+// managedfields.FieldManager that maintains metadata.managedFields on
+// every write and merges server-side apply configurations. Type
+// information comes from the resource's OpenAPI schema, so lists and maps
+// merge as their x-kubernetes-list-type and patch extensions say;
+// resources without a Go type merge as deduced, atomic-list JSON, as
+// kube-apiserver does for schemaless custom resources.
+type fieldManagers struct {
+	reg *resource.Registry
+
+	mu  sync.Mutex
+	fms map[fieldManagerKey]*managedfields.FieldManager
+}
+
+type fieldManagerKey struct {
+	res         *resource.Resource
+	subresource string
+}
+
+func newFieldManagers(reg *resource.Registry) *fieldManagers {
+	return &fieldManagers{reg: reg, fms: map[fieldManagerKey]*managedfields.FieldManager{}}
+}
+
+// get returns the field manager of res (subresource "" or "status").
+func (f *fieldManagers) get(res *resource.Resource, subresource string) (*managedfields.FieldManager, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := fieldManagerKey{res, subresource}
+	if fm, ok := f.fms[k]; ok {
+		return fm, nil
+	}
+	fm, err := f.build(res, subresource)
+	if err != nil {
+		return nil, fmt.Errorf("field manager of %s: %w", res.GroupResource(), err)
+	}
+	f.fms[k] = fm
+	return fm, nil
+}
+
+func (f *fieldManagers) build(res *resource.Resource, subresource string) (*managedfields.FieldManager, error) {
+	conv := objectConverter{res: res}
+	gvk := res.GroupVersionKind()
+	reset := resetFields(res, subresource)
+	if !res.Typed() {
+		return managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), conv, noDefaults{}, conv, gvk, gvk.GroupVersion(), subresource, reset)
+	}
+	tc, err := f.typeConverter(res)
+	if err != nil {
+		return nil, err
+	}
+	return managedfields.NewDefaultFieldManager(tc, conv, noDefaults{}, conv, gvk, gvk.GroupVersion(), subresource, reset)
+}
+
+// typeConverter builds the structured-merge-diff types of res's
+// group/version from its OpenAPI v3 document.
+func (f *fieldManagers) typeConverter(res *resource.Resource) (managedfields.TypeConverter, error) {
+	doc, ok := openapi.V3(f.reg, res.GroupVersion())
+	if !ok || doc.Components == nil {
+		return nil, fmt.Errorf("no OpenAPI document for %s", res.GroupVersion())
+	}
+	return managedfields.NewTypeConverter(doc.Components.Schemas, false)
+}
+
+// resetFields are the fields a write through subresource does not own,
+// because the server resets them: status on the main resource and
+// everything but status on /status, for resources with a status
+// subresource.
+func resetFields(res *resource.Resource, subresource string) map[fieldpath.APIVersion]fieldpath.Filter {
+	if !res.HasSubresource(statusResource) {
+		return nil
+	}
+	filter := fieldpath.NewExcludeSetFilter(fieldpath.NewSet(fieldpath.MakePathOrDie("status")))
+	if subresource == statusResource {
+		filter = fieldpath.NewIncludeMatcherFilter(fieldpath.MakePrefixMatcherOrDie("status"))
+	}
+	return map[fieldpath.APIVersion]fieldpath.Filter{fieldpath.APIVersion(res.APIVersion()): filter}
+}

@@ -1,0 +1,130 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/resource"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+)
+
+// Patch applies a patch of type pt to ns/name: a JSON patch, a JSON
+// merge patch, a strategic merge patch (resources with a Go type) or a
+// server-side apply configuration. The patch is applied to the newest
+// version and retried on a concurrent change; a resourceVersion the patch
+// sets acts as a precondition. An apply of a missing object creates it.
+func (s *Store) Patch(ctx context.Context, ns, name string, pt types.PatchType, patch []byte, opts WriteOptions) (Result, error) {
+	if err := validatePatchOptions(pt, opts); err != nil {
+		return Result{}, err
+	}
+	wp := &writeParams{WriteOptions: opts}
+	if pt == types.ApplyPatchType {
+		a, err := s.applyObject(ctx, ns, name, patch, wp)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Data: a.data, Warnings: wp.warnings, Created: a.created}, nil
+	}
+	data, err := s.patchObject(ctx, ns, name, pt, patch, wp)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Data: data, Warnings: wp.warnings}, nil
+}
+
+func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.PatchType, patch []byte, wp *writeParams) ([]byte, error) {
+	key := s.res.Key(ns, name)
+	for {
+		cur, err := s.storage().Get(ctx, key, ReadOptions{Consistency: MostRecent})
+		if err != nil {
+			return nil, storeError(err, s.res, name)
+		}
+		original, err := codec.ServedData(s.res, cur.Data)
+		if err != nil {
+			return nil, err
+		}
+		patched, err := applyPatch(s.res, pt, original, patch)
+		if err != nil {
+			return nil, err
+		}
+		obj, warnings, err := s.reg.codecs.Decode(s.res, codec.MediaJSON, patched, wp.FieldValidation)
+		if err != nil {
+			return nil, err
+		}
+		pwp := *wp
+		pwp.warnings = append(append([]string(nil), wp.warnings...), warnings...)
+		if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
+			return nil, err
+		}
+		data, err := s.commitUpdate(ctx, cur, obj, &pwp)
+		if IsConflict(err) {
+			continue
+		}
+		if err != nil {
+			return nil, storeError(err, s.res, name)
+		}
+		wp.warnings = pwp.warnings
+		return data, nil
+	}
+}
+
+// applyPatch applies a patch of type pt to a stored object.
+func applyPatch(res *resource.Resource, pt types.PatchType, original, patch []byte) ([]byte, error) {
+	if !json.Valid(patch) {
+		return nil, apierrors.NewBadRequest("the body of the request was in an unknown format: invalid JSON in the patch")
+	}
+	switch pt {
+	case types.JSONPatchType:
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		out, err := p.Apply(original)
+		if err != nil {
+			return nil, patchFailed(err)
+		}
+		return out, nil
+	case types.MergePatchType:
+		out, err := jsonpatch.MergePatch(original, patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return out, nil
+	}
+	out, err := strategicpatch.StrategicMergePatch(original, patch, res.New())
+	if err != nil {
+		return nil, patchFailed(err)
+	}
+	return out, nil
+}
+
+// patchFailed is the 422 of a patch that cannot be applied to the object,
+// in kube-apiserver's generic form.
+func patchFailed(err error) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+}
+
+// checkPatched checks a patched object against the request: the name
+// and namespace are the URL's, and a resourceVersion the patch set must be
+// the current one (rev; 0 when there is no object yet).
+func checkPatched(res *resource.Resource, obj runtime.Object, ns, name string, rev uint64) error {
+	if err := checkIdentity(res, obj, ns, name); err != nil {
+		return err
+	}
+	want, err := parseRV(codec.Accessor(obj).GetResourceVersion())
+	if err != nil {
+		return err
+	}
+	if want != 0 && want != rev {
+		return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package registry
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// Options configure a Registry.
+type Options struct {
+	// Now returns the time stamped into creationTimestamp and
+	// deletionTimestamp; default time.Now.
+	Now func() time.Time
+	// NewUID returns a new object UID; default a random UUID.
+	NewUID func() string
+	// NamespaceDeleting, if set, is called after a namespace is marked
+	// for deletion, so the namespace lifecycle can start at once. It must
+	// not block.
+	NamespaceDeleting func()
+}
+
+// Registry holds the verb rules of every resource of a resource.Registry
+// over one Storage. Resources may be added to the resource registry while
+// the Registry serves: Store builds the rules of a resource on first use.
+type Registry struct {
+	resources *resource.Registry
+	storage   Storage
+	codecs    *codec.Codecs
+	opts      Options
+	fields    *fieldManagers
+
+	mu     sync.Mutex
+	stores map[storeKey]*Store
+}
+
+type storeKey struct {
+	res *resource.Resource
+	sub *resource.Subresource
+}
+
+// New returns the registry of the resources in resources, stored in
+// storage, decoding with codecs.
+func New(resources *resource.Registry, storage Storage, codecs *codec.Codecs, opts Options) *Registry {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewUID == nil {
+		opts.NewUID = func() string { return string(uuid.NewUUID()) }
+	}
+	if opts.NamespaceDeleting == nil {
+		opts.NamespaceDeleting = func() {}
+	}
+	return &Registry{
+		resources: resources, storage: storage, codecs: codecs, opts: opts,
+		fields: newFieldManagers(resources), stores: map[storeKey]*Store{},
+	}
+}
+
+// Resources returns the resource descriptions the registry serves.
+func (r *Registry) Resources() *resource.Registry { return r.resources }
+
+// Storage returns the store the registry writes to.
+func (r *Registry) Storage() Storage { return r.storage }
+
+// Codecs returns the registry's serializers.
+func (r *Registry) Codecs() *codec.Codecs { return r.codecs }
+
+// Now returns the registry's current time.
+func (r *Registry) Now() time.Time { return r.opts.Now() }
+
+// Store returns the verbs of res.
+func (r *Registry) Store(res *resource.Resource) *Store { return r.store(res, nil) }
+
+// Subresource returns the verbs of subresource sub of res.
+func (r *Registry) Subresource(res *resource.Resource, sub *resource.Subresource) *Store {
+	return r.store(res, sub)
+}
+
+func (r *Registry) store(res *resource.Resource, sub *resource.Subresource) *Store {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := storeKey{res, sub}
+	s, ok := r.stores[k]
+	if !ok {
+		s = &Store{reg: r, res: res, sub: sub}
+		r.stores[k] = s
+	}
+	return s
+}

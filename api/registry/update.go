@@ -1,0 +1,184 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// Update stores obj as the new version of ns/name. With a resourceVersion
+// in obj it is a compare-and-swap (409 when stale); without, it is
+// unconditional: the current version is read and the write retried on a
+// concurrent change.
+func (s *Store) Update(ctx context.Context, ns, name string, obj runtime.Object, opts WriteOptions) (Result, error) {
+	wp := &writeParams{WriteOptions: opts}
+	data, err := s.replace(ctx, ns, name, obj, wp)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Data: data, Warnings: wp.warnings}, nil
+}
+
+// replace stores obj as the new version of ns/name.
+func (s *Store) replace(ctx context.Context, ns, name string, obj runtime.Object, wp *writeParams) ([]byte, error) {
+	if err := checkIdentity(s.res, obj, ns, name); err != nil {
+		return nil, err
+	}
+	want, err := parseRV(codec.Accessor(obj).GetResourceVersion())
+	if err != nil {
+		return nil, err
+	}
+	// A lagging node must not answer 409 for a version the client saw
+	// elsewhere: read at least as new as the version the body names.
+	read := ReadOptions{Consistency: Any}
+	if want != 0 {
+		read = ReadOptions{Consistency: NotOlderThan, Revision: want}
+	}
+	key := s.res.Key(ns, name)
+	for {
+		cur, err := s.storage().Get(ctx, key, read)
+		if IsNotFound(err) && read.Consistency != MostRecent {
+			// This node's state may predate the object (a create it
+			// has not applied, or a re-create after a delete it has):
+			// only a quorum read may answer 404.
+			read = ReadOptions{Consistency: MostRecent}
+			continue
+		}
+		if err != nil {
+			return nil, storeError(err, s.res, name)
+		}
+		if want != 0 && want != cur.Rev {
+			return nil, apierrors.NewConflict(s.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
+		}
+		next := obj.DeepCopyObject()
+		data, err := s.commitUpdate(ctx, cur, next, wp)
+		if IsConflict(err) && want == 0 {
+			read = ReadOptions{Consistency: MostRecent}
+			continue
+		}
+		if err != nil {
+			return nil, storeError(err, s.res, name)
+		}
+		return data, nil
+	}
+}
+
+func parseRV(rv string) (uint64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, apierrors.NewBadRequest("invalid resourceVersion: " + rv)
+	}
+	return n, nil
+}
+
+// commitUpdate admits obj as the replacement of cur and stores it with cur's
+// revision as precondition. It returns the stored form; an update that
+// changes nothing is not written and returns cur as it is. When the update
+// removes the last finalizer of an object being deleted, the object is
+// deleted after the update. A store Conflict is returned unwrapped so the
+// caller can retry.
+func (s *Store) commitUpdate(ctx context.Context, cur Object, obj runtime.Object, wp *writeParams) ([]byte, error) {
+	old, err := codec.DecodeStored(s.res, cur.Data)
+	if err != nil {
+		return nil, err
+	}
+	if obj, err = s.trackUpdate(old, obj, wp); err != nil {
+		return nil, err
+	}
+	return s.commitTracked(ctx, cur, old, obj, wp)
+}
+
+// commitTracked is commitUpdate for obj whose managedFields are already
+// computed (an apply).
+func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.Object, wp *writeParams) ([]byte, error) {
+	obj, err := s.resetForSubresource(obj, old)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.admitUpdate(obj, old); err != nil {
+		return nil, err
+	}
+	canonicalize(s.res, obj)
+	data, err := codec.EncodeStored(s.res, obj)
+	if err != nil {
+		return nil, err
+	}
+	same, specChanged := compareStored(data, cur.Data)
+	if same {
+		return cur.Data, nil
+	}
+	if specChanged {
+		if data, err = bumpGeneration(s.res, obj); err != nil {
+			return nil, err
+		}
+	}
+	if wp.DryRun {
+		return data, nil
+	}
+	key := s.res.Key(codec.Accessor(obj).GetNamespace(), codec.Accessor(obj).GetName())
+	stored, err := s.storage().Update(ctx, key, data, Preconditions{ResourceVersion: cur.Rev})
+	if err != nil {
+		return nil, err
+	}
+	if Finalized(obj) {
+		_, err := s.storage().Delete(ctx, key, Preconditions{ResourceVersion: stored.Rev})
+		if err != nil && !IsConflict(err) && !IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return stored.Data, nil
+}
+
+// Finalized reports whether obj is being deleted and nothing holds it
+// any longer: it is to be removed.
+func Finalized(obj runtime.Object) bool {
+	m := codec.Accessor(obj)
+	return m.GetDeletionTimestamp() != nil && len(m.GetFinalizers()) == 0 && !holdsItself(obj)
+}
+
+// checkIdentity checks that obj names the object of the URL: the same
+// name and, when it has one, the same namespace.
+func checkIdentity(res *resource.Resource, obj runtime.Object, ns, name string) error {
+	m := codec.Accessor(obj)
+	if m.GetName() != name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), name))
+	}
+	if res.Namespaced && m.GetNamespace() != "" && m.GetNamespace() != ns {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// compareStored compares two stored forms of an object: same when they
+// differ at most in metadata.resourceVersion and key order, specChanged
+// when anything outside metadata and status differs (the change that
+// bumps metadata.generation). Each form is decoded once.
+func compareStored(a, b []byte) (same, specChanged bool) {
+	ma, errA := codec.ContentMap(a)
+	mb, errB := codec.ContentMap(b)
+	if errA != nil || errB != nil {
+		return false, true
+	}
+	mdA, _ := ma["metadata"].(map[string]any)
+	mdB, _ := mb["metadata"].(map[string]any)
+	delete(ma, "metadata")
+	delete(mb, "metadata")
+	statusA, statusB := ma["status"], mb["status"]
+	delete(ma, "status")
+	delete(mb, "status")
+	specChanged = !reflect.DeepEqual(ma, mb)
+	delete(mdA, "resourceVersion")
+	delete(mdB, "resourceVersion")
+	same = !specChanged && reflect.DeepEqual(mdA, mdB) && reflect.DeepEqual(statusA, statusB)
+	return same, specChanged
+}

@@ -1,0 +1,146 @@
+package api
+
+import (
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/gorilla/mux"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/raftapi/raftapi/api/discovery"
+	"github.com/raftapi/raftapi/api/handlers"
+	"github.com/raftapi/raftapi/api/openapi"
+	"github.com/raftapi/raftapi/api/resource"
+)
+
+// rebuildRoutes builds the router of every registered resource and swaps
+// it in; requests in flight finish on the old one.
+func (s *Server) rebuildRoutes() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	router := mux.NewRouter()
+	if s.opts.Health != nil {
+		for _, p := range []string{"/livez", "/readyz", "/healthz"} {
+			router.PathPrefix(p).Handler(s.opts.Health)
+		}
+	}
+	discovery.NewHandler(s.resources).Routes(router)
+	openapi.NewHandler(s.resources).Routes(router)
+	for _, res := range s.resources.All() {
+		if res == membersResource {
+			s.memberRoutes(router)
+			continue
+		}
+		s.resourceRoutes(router, res)
+	}
+	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteStatus(w, notFound(r))
+	})
+	router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handlers.WriteStatus(w, apierrors.NewMethodNotSupported(resourceOfPath(r.URL.Path), strings.ToLower(r.Method)))
+	})
+	s.router.Store(router)
+}
+
+// scope returns the handler scope of res, or of its subresource sub.
+func (s *Server) scope(res *resource.Resource, sub *resource.Subresource) *handlers.Scope {
+	store := s.registry.Store(res)
+	if sub != nil {
+		store = s.registry.Subresource(res, sub)
+	}
+	return &handlers.Scope{Store: store, Resource: res, Codecs: s.codecs, Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval}
+}
+
+// resourceRoutes registers the collection and item paths of res.
+func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
+	base := "/api/" + res.Version
+	if res.Group != "" {
+		base = "/apis/" + res.Group + "/" + res.Version
+	}
+	sc := s.scope(res, nil)
+	scoped := base + "/" + res.Plural
+	if res.Namespaced {
+		scoped = base + "/namespaces/{namespace}/" + res.Plural
+		router.HandleFunc(base+"/"+res.Plural, handlers.List(sc)).Methods(http.MethodGet)
+	}
+	item := scoped + "/{name}"
+	router.HandleFunc(scoped, handlers.List(sc)).Methods(http.MethodGet)
+	router.HandleFunc(scoped, handlers.Create(sc)).Methods(http.MethodPost)
+	router.HandleFunc(scoped, handlers.DeleteCollection(sc)).Methods(http.MethodDelete)
+	router.HandleFunc(item, handlers.Get(sc)).Methods(http.MethodGet)
+	router.HandleFunc(item, handlers.Update(sc)).Methods(http.MethodPut)
+	router.HandleFunc(item, handlers.Patch(sc)).Methods(http.MethodPatch)
+	router.HandleFunc(item, handlers.Delete(sc)).Methods(http.MethodDelete)
+	s.subresourceRoutes(router, res, item)
+}
+
+// subresourceRoutes registers item/{sub} for each subresource of res: get
+// reads the object, update and patch write through the subresource.
+func (s *Server) subresourceRoutes(router *mux.Router, res *resource.Resource, item string) {
+	for i := range res.Subresources {
+		sub := &res.Subresources[i]
+		sc := s.scope(res, sub)
+		p := item + "/" + sub.Name
+		for _, verb := range sub.ServedVerbs() {
+			switch verb {
+			case "get":
+				router.HandleFunc(p, handlers.Get(sc)).Methods(http.MethodGet)
+			case "update":
+				router.HandleFunc(p, handlers.Update(sc)).Methods(http.MethodPut)
+			case "patch":
+				router.HandleFunc(p, handlers.Patch(sc)).Methods(http.MethodPatch)
+			}
+		}
+	}
+}
+
+// notFound is the 404 of a path no route serves.
+func notFound(r *http.Request) error {
+	return apierrors.NewNotFound(groupResourceOfPath(r.URL.Path), "")
+}
+
+// groupResourceOfPath guesses the resource a path names, for the text of
+// a 404.
+func groupResourceOfPath(p string) (gr schema.GroupResource) {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) > 0 {
+		gr.Resource = parts[len(parts)-1]
+	}
+	return gr
+}
+
+// resourceOfPath returns the resource a resource path names (the part
+// after /api/VERSION or /apis/GROUP/VERSION and an optional
+// namespaces/NS), for the text of a 405.
+func resourceOfPath(p string) schema.GroupResource {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	var gr schema.GroupResource
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		gr.Group, parts = parts[1], parts[3:]
+	default:
+		return groupResourceOfPath(p)
+	}
+	if len(parts) >= 3 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	gr.Resource = parts[0]
+	return gr
+}
+
+// IsUncleanPath reports whether the request's path has empty, "." or
+// ".." segments or an escaped slash: the server answers such a path with a
+// 404 Status instead of redirecting it to another resource, as
+// kube-apiserver matches paths without cleaning them.
+func IsUncleanPath(r *http.Request) bool {
+	for _, p := range []string{r.URL.Path, r.URL.EscapedPath()} {
+		if p != "" && p != "/" && path.Clean(p) != strings.TrimSuffix(p, "/") {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(r.URL.EscapedPath()), "%2f")
+}
