@@ -1,9 +1,9 @@
 package discovery
 
 import (
-	"mime"
-	"strconv"
 	"strings"
+
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
 )
 
 // format is one representation of a discovery document.
@@ -41,7 +41,7 @@ func (f format) apiVersion() string {
 }
 
 // negotiate returns the offered format the Accept header prefers: the
-// acceptable clause with the highest q-value wins and the earlier clause wins
+// acceptable entry with the highest q-value wins and the earlier entry wins
 // a tie. An empty header accepts anything. ok is false when the header
 // accepts none of offers.
 func negotiate(header string, offers ...format) (f format, ok bool) {
@@ -49,52 +49,42 @@ func negotiate(header string, offers ...format) (f format, ok bool) {
 		return offers[0], true
 	}
 	bestQ := 0.0
-	for _, clause := range strings.Split(header, ",") {
-		mediaType, params, err := mime.ParseMediaType(strings.TrimSpace(clause))
-		if err != nil {
+	for _, a := range negotiation.ParseAcceptInOrder(header) {
+		q := quality(a)
+		af, known := formatOf(a)
+		if !known || q <= bestQ || !offered(af, offers) {
 			continue
 		}
-		q := quality(params)
-		cf, known := formatOf(mediaType, params)
-		if !known || q <= bestQ || !offered(cf, offers) {
-			continue
-		}
-		f, bestQ, ok = cf, q, true
+		f, bestQ, ok = af, q, true
 	}
 	return f, ok
 }
 
-// quality is a clause's q parameter, 1 when absent or malformed.
-func quality(params map[string]string) float64 {
-	s, ok := params["q"]
-	if !ok {
-		return 1
-	}
-	q, err := strconv.ParseFloat(s, 64)
-	if err != nil || q > 1 {
-		return 1
-	}
-	return q
+// quality is an entry's q-value with anything above 1 counted as 1, so
+// that an out-of-range q-value ties with the default instead of beating
+// it.
+func quality(a negotiation.Accept) float64 {
+	return min(a.Q, 1)
 }
 
-// formatOf maps one Accept clause to the format it asks for. Wildcards and
+// formatOf maps one Accept entry to the format it asks for. Wildcards and
 // plain JSON ask for the legacy documents.
-func formatOf(mediaType string, params map[string]string) (format, bool) {
-	switch mediaType {
+func formatOf(a negotiation.Accept) (format, bool) {
+	switch a.Type {
 	case "*/*", "application/*":
 		return formatLegacy, true
 	case "application/json":
 	default:
 		return 0, false
 	}
-	g, hasG := params["g"]
+	g, hasG := a.Params["g"]
 	if !hasG {
 		return formatLegacy, true
 	}
-	if g != discoveryGroup || params["as"] != "APIGroupDiscoveryList" {
+	if g != discoveryGroup || a.Params["as"] != "APIGroupDiscoveryList" {
 		return 0, false
 	}
-	switch params["v"] {
+	switch a.Params["v"] {
 	case "v2":
 		return formatV2, true
 	case "v2beta1":

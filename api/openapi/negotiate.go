@@ -1,8 +1,9 @@
 package openapi
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
 )
 
 // representation is one encoding of an OpenAPI document.
@@ -22,58 +23,68 @@ const (
 	protobufV3Accepted = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
 )
 
+// clientNames rewrites the protobuf media types clients send to the names
+// the documents are served as. Their "@" is not a token character, so the
+// Accept parser would otherwise skip them as malformed.
+var clientNames = strings.NewReplacer(
+	protobufV2Accepted, protobufV2,
+	protobufV3Accepted, protobufV3,
+)
+
 // negotiate returns the representation an Accept header prefers, JSON or
-// the protobuf media types given: the acceptable clause with the highest
-// q-value wins and the earlier clause a tie. An empty header gets JSON. ok
+// the protobuf media types given: the acceptable entry with the highest
+// q-value wins and the earlier entry a tie. An empty header gets JSON. ok
 // is false when the header accepts neither.
-//
-// The protobuf media types contain "@", which mime.ParseMediaType rejects,
-// so clauses are split by hand.
 func negotiate(header string, protobufTypes ...string) (rep representation, ok bool) {
 	if strings.TrimSpace(header) == "" {
 		return asJSON, true
 	}
 	bestQ := 0.0
-	for _, clause := range strings.Split(header, ",") {
-		mediaType, params, _ := strings.Cut(clause, ";")
-		mediaType = strings.ToLower(strings.TrimSpace(mediaType))
-		var r representation
-		switch {
-		case mediaType == "application/json" || mediaType == "application/*" || mediaType == "*/*":
-			r = asJSON
-		case contains(protobufTypes, mediaType):
-			r = asProtobuf
-		default:
+	for _, a := range negotiation.ParseAcceptInOrder(parseable(header)) {
+		r, known := representationOf(a, protobufTypes)
+		if !known {
 			continue
 		}
-		if q := quality(params); q > bestQ {
+		if q := quality(a); q > bestQ {
 			rep, bestQ, ok = r, q, true
 		}
 	}
 	return rep, ok
 }
 
-// quality is the q parameter among a clause's parameters, 1 when absent
-// or malformed.
-func quality(params string) float64 {
-	for _, p := range strings.Split(params, ";") {
-		k, v, _ := strings.Cut(p, "=")
-		if strings.TrimSpace(k) != "q" {
-			continue
-		}
-		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || q > 1 {
-			return 1
-		}
-		return q
-	}
-	return 1
+// parseable returns header with the protobuf media types clients send
+// under the names they are served as. Media types are case-insensitive,
+// and nothing else of the header but q-values is read, so it is
+// lower-cased first.
+func parseable(header string) string {
+	return clientNames.Replace(strings.ToLower(header))
 }
 
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
+// representationOf maps one Accept entry to the representation it asks
+// for: JSON for JSON and wildcards, protobuf for protobufTypes under
+// either name.
+func representationOf(a negotiation.Accept, protobufTypes []string) (representation, bool) {
+	switch {
+	case a.Type == "application/json" || a.Type == "application/*" || a.Type == "*/*":
+		return asJSON, true
+	case offered(protobufTypes, a.Type):
+		return asProtobuf, true
+	}
+	return 0, false
+}
+
+// quality is an entry's q-value with anything above 1 counted as 1, so
+// that an out-of-range q-value ties with the default instead of beating
+// it.
+func quality(a negotiation.Accept) float64 {
+	return min(a.Q, 1)
+}
+
+// offered reports whether protobufTypes, named either way, hold the
+// served name mediaType.
+func offered(protobufTypes []string, mediaType string) bool {
+	for _, t := range protobufTypes {
+		if clientNames.Replace(t) == mediaType {
 			return true
 		}
 	}
