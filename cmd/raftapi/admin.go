@@ -18,10 +18,12 @@ type adminClient struct {
 	http   *http.Client
 }
 
+// adminFlags parses the flags of the admin command name ("members",
+// "status", "leave").
 func adminFlags(name string, args []string) (*adminClient, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	server := fs.String("server", "http://127.0.0.1:8080", "URL of a node's HTTP API")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "raftapi "+name+" [--server URL]", args); err != nil {
 		return nil, err
 	}
 	return &adminClient{server: strings.TrimRight(*server, "/"), http: &http.Client{Timeout: 60 * time.Second}}, nil

@@ -3,40 +3,107 @@
 //
 //	raftapi serve [flags]    run a node (with no flags: a single node
 //	                         keeping its data in ./raftapi-data)
+//	raftapi help             list every command; "raftapi CMD -h" shows
+//	                         CMD's flags
+//
+// Exit status: 0 on success and when help was asked for, 1 when the command
+// failed, 2 when the command line was wrong (no or unknown command, a bad
+// flag); then the error and the usage go to stderr.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "raftapi:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitStatus(run(os.Args[1:]), os.Stdout, os.Stderr))
 }
 
+// commands maps each sub-command's name to the function that runs it with
+// the arguments after that name.
+var commands = map[string]func(args []string) error{
+	"serve":    serve,
+	"snapshot": snapshotCmd,
+	"members":  membersCmd,
+	"status":   statusCmd,
+	"leave":    leaveCmd,
+}
+
+// run runs the command line args (without the program name).
 func run(args []string) error {
 	if len(args) == 0 {
-		return serve(nil)
+		return &usageError{err: errors.New("no command given"), usage: usage}
 	}
 	switch args[0] {
-	case "serve":
-		return serve(args[1:])
-	case "snapshot":
-		return snapshotCmd(args[1:])
-	case "members":
-		return membersCmd(args[1:])
-	case "leave":
-		return leaveCmd(args[1:])
-	case "status":
-		return statusCmd(args[1:])
-	case "help", "-h", "--help":
-		fmt.Println(usage)
-		return nil
+	case "help", "-h", "-help", "--help":
+		return &usageError{err: flag.ErrHelp, usage: usage}
 	}
-	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	cmd, ok := commands[args[0]]
+	if !ok {
+		return &usageError{err: fmt.Errorf("unknown command %q", args[0]), usage: usage}
+	}
+	return cmd(args[1:])
+}
+
+// exitStatus reports err on stdout or stderr and returns the process's exit
+// status: 0 for no error and for a help request (its usage goes to stdout),
+// 2 for a *usageError, 1 for anything else.
+func exitStatus(err error, stdout, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var uerr *usageError
+	if !errors.As(err, &uerr) {
+		fmt.Fprintln(stderr, "raftapi:", err)
+		return 1
+	}
+	if errors.Is(uerr, flag.ErrHelp) {
+		fmt.Fprintln(stdout, uerr.usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "raftapi: %v\n\n%s\n", uerr.err, uerr.usage)
+	return 2
+}
+
+// usageError is a mistake in the command line, or a request for help when
+// it wraps flag.ErrHelp. It carries the usage text of the command that was
+// being parsed.
+type usageError struct {
+	err   error
+	usage string
+}
+
+// Error returns the underlying error's message, without the usage text.
+func (e *usageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the underlying error, so errors.Is(err, flag.ErrHelp)
+// tells a help request from a mistake.
+func (e *usageError) Unwrap() error { return e.err }
+
+// parseFlags parses args with fs, which must use flag.ContinueOnError, and
+// returns a *usageError holding fs's usage under synopsis when parsing
+// fails or -h/--help is given. The flag package prints nothing itself.
+func parseFlags(fs *flag.FlagSet, synopsis string, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return &usageError{err: err, usage: flagUsage(fs, synopsis)}
+	}
+	return nil
+}
+
+// flagUsage returns synopsis followed by the defaults of fs's flags.
+func flagUsage(fs *flag.FlagSet, synopsis string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s\n\nflags:\n", synopsis)
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 const usage = `usage: raftapi <command> [flags]
@@ -47,4 +114,5 @@ commands:
   snapshot restore   prepare a data directory from a snapshot file
   members            list the cluster's members (--server URL)
   status             leader, term, indexes and member health (--server URL)
-  leave              make a node leave the cluster and stop (--server URL)`
+  leave              make a node leave the cluster and stop (--server URL)
+  help               print this text; raftapi <command> -h prints a command's flags`

@@ -37,7 +37,7 @@ func serve(args []string) error {
 	fs.StringVar(&cfg.PeerCertFile, "peer-cert", "", "certificate for mutual TLS on the peer address")
 	fs.StringVar(&cfg.PeerKeyFile, "peer-key", "", "key for --peer-cert")
 	fs.StringVar(&cfg.PeerCAFile, "peer-ca", "", "CA that signs every peer certificate")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "raftapi serve [flags]", args); err != nil {
 		return err
 	}
 	var err error

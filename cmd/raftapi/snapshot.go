@@ -17,34 +17,36 @@ const snapshotUsage = `usage:
 // snapshotCmd runs "snapshot save" and "snapshot restore".
 func snapshotCmd(args []string) error {
 	if len(args) == 0 {
-		return errors.New("snapshot: missing subcommand\n" + snapshotUsage)
+		return &usageError{err: errors.New("snapshot: missing subcommand"), usage: snapshotUsage}
 	}
 	switch args[0] {
 	case "save":
 		return snapshotSave(args[1:])
 	case "restore":
 		return snapshotRestore(args[1:])
-	case "help", "-h", "--help":
-		fmt.Println(snapshotUsage)
-		return nil
+	case "help", "-h", "-help", "--help":
+		return &usageError{err: flag.ErrHelp, usage: snapshotUsage}
 	}
-	return fmt.Errorf("snapshot: unknown subcommand %q\n%s", args[0], snapshotUsage)
+	return &usageError{err: fmt.Errorf("snapshot: unknown subcommand %q", args[0]), usage: snapshotUsage}
 }
 
-// fileAndFlags parses "FILE [flags]" or "[flags] FILE".
+// fileAndFlags parses "FILE [flags]" or "[flags] FILE" for "snapshot
+// <fs.Name()>".
 func fileAndFlags(fs *flag.FlagSet, args []string) (string, error) {
 	var file string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		file, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
+	synopsis := "raftapi snapshot " + fs.Name() + " FILE [flags]"
+	if err := parseFlags(fs, synopsis, args); err != nil {
 		return "", err
 	}
 	if file == "" && fs.NArg() == 1 {
 		return fs.Arg(0), nil
 	}
 	if file == "" || fs.NArg() > 0 {
-		return "", fmt.Errorf("snapshot %s: want exactly one FILE\n%s", fs.Name(), snapshotUsage)
+		err := fmt.Errorf("snapshot %s: want exactly one FILE", fs.Name())
+		return "", &usageError{err: err, usage: flagUsage(fs, synopsis)}
 	}
 	return file, nil
 }
