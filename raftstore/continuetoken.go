@@ -48,3 +48,16 @@ func ContinueRevision(token, prefix string) (uint64, error) {
 	t, err := decodeContinue(token, prefix)
 	return t.Rev, err
 }
+
+// EncodeContinue returns the continue token of a list served at rev whose
+// last returned key is lastKey. Other implementations of the store's list
+// semantics (api/registry/registrytest) issue the same tokens with it.
+func EncodeContinue(rev uint64, lastKey string) string { return encodeContinue(rev, lastKey) }
+
+// DecodeContinue returns the revision and the last returned key of a
+// continue token for a list of prefix; a malformed token, or one of
+// another list, is an ErrCodeBadRequest error.
+func DecodeContinue(token, prefix string) (rev uint64, lastKey string, err error) {
+	t, err := decodeContinue(token, prefix)
+	return t.Rev, t.Start, err
+}

@@ -80,3 +80,9 @@ type WatchOptions struct {
 	// only the exact key.
 	Recursive bool
 }
+
+// StampResourceVersion returns obj, a JSON object, with
+// metadata.resourceVersion set to rev, as the store stamps every write.
+func StampResourceVersion(obj []byte, rev uint64) ([]byte, error) {
+	return fsm.StampResourceVersion(obj, rev)
+}
