@@ -45,7 +45,7 @@ func (s *Store) storeNew(ctx context.Context, obj runtime.Object, ns string, gen
 		return nil, err
 	}
 	if s.res.Namespaced {
-		if err := s.reg.admitNamespace(ctx, s.res, ns, m.GetName()); err != nil {
+		if err := s.reg.admitNamespace(ctx, s.res, ns, m.GetName(), wp.DryRun); err != nil {
 			return nil, err
 		}
 	}

@@ -131,6 +131,8 @@ func (s *Store) markDeleting(ctx context.Context, key string, cur Object, obj ru
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	s.reg.opts.NamespaceDeleting()
+	if isNamespace(obj) {
+		s.reg.opts.NamespaceDeleting()
+	}
 	return DeleteResult{Data: stored.Data}, nil
 }

@@ -11,8 +11,9 @@ import (
 
 // DeleteCollection deletes every object of namespace ns ("" for all)
 // matching the selectors of list, each as Delete would, and returns the
-// objects deleted or marked for deletion. Preconditions apply to the
-// first object only, as kube-apiserver applies them.
+// objects deleted or marked for deletion. Every object is deleted with the
+// same options, preconditions included, as kube-apiserver's store does; the
+// first failure ends the collection.
 func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOptions, opts *metav1.DeleteOptions) (*ListResult, error) {
 	if err := validateDeleteOptions(opts); err != nil {
 		return nil, err
@@ -38,9 +39,6 @@ func (s *Store) DeleteCollection(ctx context.Context, ns string, list ListOption
 			return nil, err
 		}
 		result.Items = append(result.Items, Object{Data: d.Data})
-		if opts.Preconditions != nil {
-			opts = &metav1.DeleteOptions{DryRun: opts.DryRun}
-		}
 	}
 	return result, nil
 }
