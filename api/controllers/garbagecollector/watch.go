@@ -25,6 +25,11 @@ const (
 // changes). When the changes cannot be read (compacted history, a broken
 // or slow watch) it reports true: a pass's fresh list covers them.
 func (gc *Collector) changedSince(ctx context.Context, from, to uint64) bool {
+	if from == 0 {
+		// A watch from revision 0 starts from now: it cannot read the
+		// changes made since a pass that saw nothing applied yet.
+		return true
+	}
 	ctx, cancel := context.WithTimeout(ctx, gcCatchUpTimeout)
 	defer cancel()
 	w, err := gc.store.Watch(ctx, registryPrefix, registry.WatchOptions{Revision: from, Recursive: true})
