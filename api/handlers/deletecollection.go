@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"net/http"
-
-	"github.com/raftapi/raftapi/api/handlers/negotiation"
 )
 
 // DeleteCollection serves DELETE on a collection: every object matching
@@ -12,14 +10,8 @@ import (
 func DeleteCollection(s *Scope) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ns, _ := pathVars(r)
-		out, err := negotiation.Negotiate(r, s.Resource)
-		if err != nil {
-			WriteStatus(w, err)
-			return
-		}
-		q, err := parseQuery(r, s.Resource)
-		if err != nil {
-			WriteStatus(w, err)
+		out, q, ok := s.readQuery(w, r)
+		if !ok {
 			return
 		}
 		opts, err := s.deleteOptions(r)

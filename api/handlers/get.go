@@ -11,14 +11,8 @@ import (
 func Get(s *Scope) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ns, name := pathVars(r)
-		out, err := negotiation.Negotiate(r, s.Resource)
-		if err != nil {
-			WriteStatus(w, err)
-			return
-		}
-		q, err := parseQuery(r, s.Resource)
-		if err != nil {
-			WriteStatus(w, err)
+		out, q, ok := s.readQuery(w, r)
+		if !ok {
 			return
 		}
 		obj, err := s.Store.Get(r.Context(), ns, name, registry.GetOptions{ResourceVersion: q.list.ResourceVersion})
@@ -55,4 +49,21 @@ func List(s *Scope) http.HandlerFunc {
 		}
 		s.writeList(w, out, res)
 	}
+}
+
+// readQuery reads the response representation and then the query
+// parameters of a get or deletecollection; ok is false once an error has
+// been written.
+func (s *Scope) readQuery(w http.ResponseWriter, r *http.Request) (negotiation.Output, *query, bool) {
+	out, err := negotiation.Negotiate(r, s.Resource)
+	if err != nil {
+		WriteStatus(w, err)
+		return out, nil, false
+	}
+	q, err := parseQuery(r, s.Resource)
+	if err != nil {
+		WriteStatus(w, err)
+		return out, nil, false
+	}
+	return out, q, true
 }
