@@ -245,6 +245,9 @@ func TestDefectMethodNotAllowedNamesResource(t *testing.T) {
 		{"TRACE", leasePath("default", "myname"), "coordination.k8s.io", "leases", `trace is not supported on resources of kind "leases.coordination.k8s.io"`},
 		{"FOO", leasePath("default", "myname"), "coordination.k8s.io", "leases", `foo is not supported on resources of kind "leases.coordination.k8s.io"`},
 		{"TRACE", leasePath("default"), "coordination.k8s.io", "leases", `trace is not supported on resources of kind "leases.coordination.k8s.io"`},
+		{"TRACE", "/api/v1/namespaces/default", "", "namespaces", `trace is not supported on resources of kind "namespaces"`},
+		{"TRACE", "/api/v1/namespaces/default/status", "", "namespaces", `trace is not supported on resources of kind "namespaces"`},
+		{"TRACE", "/api/v1/namespaces/default/finalize", "", "namespaces", `trace is not supported on resources of kind "namespaces"`},
 	}
 	for _, c := range cases {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {

@@ -39,7 +39,7 @@ func (s *Server) rebuildRoutes() {
 		handlers.WriteStatus(w, notFound(r))
 	})
 	router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		handlers.WriteStatus(w, apierrors.NewMethodNotSupported(resourceOfPath(r.URL.Path), strings.ToLower(r.Method)))
+		handlers.WriteStatus(w, apierrors.NewMethodNotSupported(s.resourceOfPath(r.URL.Path), strings.ToLower(r.Method)))
 	})
 	s.router.Store(router)
 }
@@ -113,23 +113,26 @@ func groupResourceOfPath(p string) (gr schema.GroupResource) {
 
 // resourceOfPath returns the resource a resource path names (the part
 // after /api/VERSION or /apis/GROUP/VERSION and an optional
-// namespaces/NS), for the text of a 405.
-func resourceOfPath(p string) schema.GroupResource {
+// namespaces/NS), for the text of a 405. namespaces/NS/SUB is a
+// subresource of a namespace unless SUB is a namespaced resource of that
+// group and version.
+func (s *Server) resourceOfPath(p string) schema.GroupResource {
 	parts := strings.Split(strings.Trim(p, "/"), "/")
-	var gr schema.GroupResource
+	var gv schema.GroupVersion
 	switch {
 	case len(parts) >= 3 && parts[0] == "api":
-		parts = parts[2:]
+		gv.Version, parts = parts[1], parts[2:]
 	case len(parts) >= 4 && parts[0] == "apis":
-		gr.Group, parts = parts[1], parts[3:]
+		gv.Group, gv.Version, parts = parts[1], parts[2], parts[3:]
 	default:
 		return groupResourceOfPath(p)
 	}
 	if len(parts) >= 3 && parts[0] == "namespaces" {
-		parts = parts[2:]
+		if res := s.resources.Get(gv.WithResource(parts[2])); res != nil && res.Namespaced {
+			parts = parts[2:]
+		}
 	}
-	gr.Resource = parts[0]
-	return gr
+	return schema.GroupResource{Group: gv.Group, Resource: parts[0]}
 }
 
 // IsUncleanPath reports whether the request's path has empty, "." or
