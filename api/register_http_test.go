@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/raftapi/raftapi/api"
 	"github.com/raftapi/raftapi/api/resource"
 	"github.com/raftapi/raftapi/raftstore/storetest"
@@ -17,6 +20,14 @@ import (
 var widgets = &resource.Resource{
 	Group: "example.raftapi.io", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
 	Plural: "widgets", Singular: "widget", Namespaced: true,
+}
+
+// gizmos is a resource with a Go type (a ConfigMap's), described at run
+// time: the codecs must learn its kind to speak Protobuf.
+var gizmos = &resource.Resource{
+	Group: "example.raftapi.io", Version: "v1", Kind: "Gizmo", ListKind: "GizmoList",
+	Plural: "gizmos", Singular: "gizmo", Namespaced: true,
+	New: func() runtime.Object { return &corev1.ConfigMap{} }, NewList: func() runtime.Object { return &corev1.ConfigMapList{} },
 }
 
 // TestRegisterWhileServing registers a resource on a running server: its
@@ -51,4 +62,13 @@ func TestRegisterWhileServing(t *testing.T) {
 	}
 	s.do(t, http.MethodDelete, coll+"/w1", nil).wantCode(t, http.StatusOK)
 	s.do(t, http.MethodGet, coll+"/w1", nil).wantStatus(t, http.StatusNotFound, "NotFound")
+
+	srv.Register(gizmos)
+	const gizmoColl = "/apis/example.raftapi.io/v1/namespaces/default/gizmos"
+	g := map[string]any{"apiVersion": "example.raftapi.io/v1", "kind": "Gizmo", "metadata": map[string]any{"name": "g1"}, "data": map[string]any{"k": "v"}}
+	s.do(t, http.MethodPost, gizmoColl, g).wantCode(t, http.StatusCreated)
+	r := s.do(t, http.MethodGet, gizmoColl+"/g1", nil, accept("application/vnd.kubernetes.protobuf")).wantCode(t, http.StatusOK)
+	if ct := r.Header.Get("Content-Type"); ct != "application/vnd.kubernetes.protobuf" {
+		t.Fatalf("GET gizmo as Protobuf answered %s: %s", ct, truncate(r.Body))
+	}
 }

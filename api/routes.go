@@ -50,7 +50,7 @@ func (s *Server) scope(res *resource.Resource, sub *resource.Subresource) *handl
 	if sub != nil {
 		store = s.registry.Subresource(res, sub)
 	}
-	return &handlers.Scope{Store: store, Resource: res, Codecs: s.codecs, Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval}
+	return &handlers.Scope{Store: store, Resource: res, Codecs: s.registry.Codecs(), Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval}
 }
 
 // resourceRoutes registers the collection and item paths of res.

@@ -11,7 +11,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/raftapi/raftapi/api/builtin"
-	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/controllers/garbagecollector"
 	"github.com/raftapi/raftapi/api/controllers/namespace"
 	"github.com/raftapi/raftapi/api/handlers"
@@ -44,7 +43,6 @@ type Server struct {
 	opts       Options
 	store      *raftstore.Store
 	resources  *resource.Registry
-	codecs     *codec.Codecs
 	registry   *registry.Registry
 	namespaces *namespace.Controller
 	gc         *garbagecollector.Collector
@@ -69,9 +67,9 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 	if opts.Members != nil {
 		resources.Add(membersResource)
 	}
-	s := &Server{opts: opts, store: store, resources: resources, codecs: codec.NewCodecs(resources)}
+	s := &Server{opts: opts, store: store, resources: resources}
 	var kick func()
-	s.registry = registry.New(resources, registry.FromRaftstore(store), s.codecs, registry.Options{
+	s.registry = registry.New(resources, registry.FromRaftstore(store), registry.Options{
 		Now: opts.Now, NewUID: opts.NewUID, NamespaceDeleting: func() { kick() },
 	})
 	s.namespaces = namespace.New(s.registry)
@@ -84,7 +82,7 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 // Register adds res to the resources the server serves, while it serves:
 // the registry, discovery, OpenAPI and the routes take it at once.
 func (s *Server) Register(res *resource.Resource) {
-	s.resources.Add(res)
+	s.registry.Register(res)
 	s.rebuildRoutes()
 }
 
@@ -108,7 +106,7 @@ func (s *Server) SystemNamespacesReady() error { return s.namespaces.Ready() }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	sw := handlers.NewStatusWriter(w, r, s.codecs)
+	sw := handlers.NewStatusWriter(w, r, s.registry.Codecs())
 	if IsUncleanPath(r) {
 		handlers.WriteStatus(sw, notFound(r))
 		return

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/builtin"
-	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
 	"github.com/raftapi/raftapi/api/resource"
@@ -52,7 +51,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{storage: registrytest.New(), res: resource.NewRegistry(builtin.Resources()...)}
 	t.Cleanup(func() { _ = f.storage.Close() })
 	var uids atomic.Int64
-	f.reg = registry.New(f.res, f.storage, codec.NewCodecs(f.res), registry.Options{
+	f.reg = registry.New(f.res, f.storage, registry.Options{
 		Now:               func() time.Time { return now },
 		NewUID:            func() string { return fmt.Sprintf("uid-%d", uids.Add(1)) },
 		NamespaceDeleting: func() { f.nsDeleting.Add(1) },

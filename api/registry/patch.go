@@ -55,7 +55,7 @@ func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.Patch
 		if err != nil {
 			return nil, err
 		}
-		obj, warnings, err := s.reg.codecs.Decode(s.res, codec.MediaJSON, patched, wp.FieldValidation)
+		obj, warnings, err := s.reg.Codecs().Decode(s.res, codec.MediaJSON, patched, wp.FieldValidation)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -29,7 +30,7 @@ type Options struct {
 type Registry struct {
 	resources *resource.Registry
 	storage   Storage
-	codecs    *codec.Codecs
+	codecs    atomic.Pointer[codec.Codecs]
 	opts      Options
 	fields    *fieldManagers
 
@@ -43,8 +44,8 @@ type storeKey struct {
 }
 
 // New returns the registry of the resources in resources, stored in
-// storage, decoding with codecs.
-func New(resources *resource.Registry, storage Storage, codecs *codec.Codecs, opts Options) *Registry {
+// storage.
+func New(resources *resource.Registry, storage Storage, opts Options) *Registry {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -54,10 +55,22 @@ func New(resources *resource.Registry, storage Storage, codecs *codec.Codecs, op
 	if opts.NamespaceDeleting == nil {
 		opts.NamespaceDeleting = func() {}
 	}
-	return &Registry{
-		resources: resources, storage: storage, codecs: codecs, opts: opts,
+	r := &Registry{
+		resources: resources, storage: storage, opts: opts,
 		fields: newFieldManagers(resources), stores: map[storeKey]*Store{},
 	}
+	r.codecs.Store(codec.NewCodecs(resources))
+	return r
+}
+
+// Register adds res to the resources served, while the registry serves:
+// its store is built on first use and the codecs are rebuilt with its
+// types.
+func (r *Registry) Register(res *resource.Resource) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.resources.Add(res)
+	r.codecs.Store(codec.NewCodecs(r.resources))
 }
 
 // Resources returns the resource descriptions the registry serves.
@@ -66,8 +79,8 @@ func (r *Registry) Resources() *resource.Registry { return r.resources }
 // Storage returns the store the registry writes to.
 func (r *Registry) Storage() Storage { return r.storage }
 
-// Codecs returns the registry's serializers.
-func (r *Registry) Codecs() *codec.Codecs { return r.codecs }
+// Codecs returns the serializers of the resources served now.
+func (r *Registry) Codecs() *codec.Codecs { return r.codecs.Load() }
 
 // Now returns the registry's current time.
 func (r *Registry) Now() time.Time { return r.opts.Now() }

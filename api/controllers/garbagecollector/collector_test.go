@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/raftapi/raftapi/api/builtin"
-	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
 	"github.com/raftapi/raftapi/api/resource"
@@ -27,7 +26,7 @@ func newTestCollector(t *testing.T) (*Collector, *registrytest.Storage) {
 	t.Cleanup(func() { _ = storage.Close() })
 	res := resource.NewRegistry(builtin.Resources()...)
 	uid := 0
-	reg := registry.New(res, storage, codec.NewCodecs(res), registry.Options{
+	reg := registry.New(res, storage, registry.Options{
 		NewUID: func() string { uid++; return fmt.Sprintf("uid-%d", uid) },
 	})
 	return New(reg, slog.New(slog.NewTextHandler(io.Discard, nil))), storage

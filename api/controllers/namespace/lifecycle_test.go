@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/builtin"
-	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
 	"github.com/raftapi/raftapi/api/resource"
@@ -25,7 +24,7 @@ func newTestController(t *testing.T) (*Controller, *registry.Registry) {
 	t.Cleanup(func() { _ = storage.Close() })
 	res := resource.NewRegistry(builtin.Resources()...)
 	uid := 0
-	reg := registry.New(res, storage, codec.NewCodecs(res), registry.Options{
+	reg := registry.New(res, storage, registry.Options{
 		NewUID: func() string { uid++; return fmt.Sprintf("uid-%d", uid) },
 	})
 	return New(reg), reg
