@@ -1,15 +1,20 @@
 package api_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -287,6 +292,46 @@ func rawGet(t testing.TB, base, rawPath string) *response {
 		t.Fatalf("GET %s: reading body: %v", rawPath, err)
 	}
 	return &response{Code: resp.StatusCode, Header: resp.Header, Body: body, what: "GET " + rawPath}
+}
+
+// rawRequestLine sends "GET target HTTP/1.1" on its own connection to
+// base, so that even a target Go's client would rewrite reaches the
+// server as written, and returns the status code and Content-Type.
+func rawRequestLine(t testing.TB, base, target string) (int, string) {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, eventually)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(eventually))
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", target, u.Host); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", target, err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Content-Type")
+}
+
+// TestDefectLeadingDoubleSlash: a request target starting with "//" is
+// read by Go as a host and a path; it must not serve that path, nor
+// redirect to that host.
+func TestDefectLeadingDoubleSlash(t *testing.T) {
+	t.Parallel()
+	s := newTestCluster(t, 1).Leader
+	for _, target := range []string{"//evil.example/api/v1/namespaces/default", "//evil.example", "//"} {
+		code, ct := rawRequestLine(t, s.URL, target)
+		if code != http.StatusNotFound || ct != "application/json" {
+			t.Errorf("GET %s = %d %s, want a 404 Status", target, code, ct)
+		}
+	}
 }
 
 // uncleanPaths are paths with "..", ".", "//" or an escaped slash; each

@@ -136,10 +136,14 @@ func (s *Server) resourceOfPath(p string) schema.GroupResource {
 }
 
 // IsUncleanPath reports whether the request's path has empty, "." or
-// ".." segments or an escaped slash: the server answers such a path with a
-// 404 Status instead of redirecting it to another resource, as
-// kube-apiserver matches paths without cleaning them.
+// ".." segments or an escaped slash, or its request target starts with
+// "//" (which Go reads as a host followed by a path): the server answers
+// such a request with a 404 Status instead of redirecting it or serving
+// another resource, as kube-apiserver matches paths without cleaning them.
 func IsUncleanPath(r *http.Request) bool {
+	if strings.HasPrefix(r.RequestURI, "//") {
+		return true
+	}
 	for _, p := range []string{r.URL.Path, r.URL.EscapedPath()} {
 		if p != "" && p != "/" && path.Clean(p) != strings.TrimSuffix(p, "/") {
 			return true

@@ -98,7 +98,7 @@ func (c *Controller) finalize(ctx context.Context, cur registry.Object, n *corev
 func (c *Controller) deleteContent(ctx context.Context, ns string) int {
 	remaining := 0
 	for _, res := range c.reg.Resources().All() {
-		if !res.Namespaced || !res.Serves("delete") {
+		if !res.Namespaced {
 			continue
 		}
 		list, err := c.store.List(ctx, res.Prefix(ns), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.Any}})

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/builtin"
@@ -88,5 +89,31 @@ func TestReconcileEmptiesAndRemovesATerminatingNamespace(t *testing.T) {
 	c.reconcile(ctx)
 	if _, err := store(reg, "namespaces").Get(ctx, "", "doomed", registry.GetOptions{}); err == nil {
 		t.Fatal("namespace still there after a reconcile once empty")
+	}
+}
+
+// TestReconcileDeletesEveryNamespacedResource: content of a resource that
+// does not list the delete verb goes too, or it would outlive its
+// namespace and reappear in a namespace of the same name.
+func TestReconcileDeletesEveryNamespacedResource(t *testing.T) {
+	c, reg := newTestController(t)
+	ctx := context.Background()
+	notes := &resource.Resource{Group: "example.com", Version: "v1", Kind: "Note", ListKind: "NoteList",
+		Plural: "notes", Singular: "note", Namespaced: true, Verbs: metav1.Verbs{"create", "get", "list"}}
+	reg.Register(notes)
+	if err := reg.EnsureNamespace(ctx, "doomed"); err != nil {
+		t.Fatal(err)
+	}
+	note := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Note", "metadata": map[string]any{"name": "n"}}}
+	if _, err := reg.Store(notes).Create(ctx, "doomed", note, registry.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store(reg, "namespaces").Delete(ctx, "", "doomed", &metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.reconcile(ctx)
+	if _, err := reg.Store(notes).Get(ctx, "doomed", "n", registry.GetOptions{}); err == nil {
+		t.Fatal("a note outlived its terminating namespace")
 	}
 }
