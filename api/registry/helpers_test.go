@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/raftapi/raftapi/api/builtin"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
 	"github.com/raftapi/raftapi/api/resource"
@@ -48,14 +46,12 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{storage: registrytest.New(), res: resource.NewRegistry(builtin.Resources()...)}
-	t.Cleanup(func() { _ = f.storage.Close() })
-	var uids atomic.Int64
-	f.reg = registry.New(f.res, f.storage, registry.Options{
+	f := &fixture{}
+	f.reg, f.storage = registrytest.NewRegistry(t, registry.Options{
 		Now:               func() time.Time { return now },
-		NewUID:            func() string { return fmt.Sprintf("uid-%d", uids.Add(1)) },
 		NamespaceDeleting: func() { f.nsDeleting.Add(1) },
 	})
+	f.res = f.reg.Resources()
 	if err := f.reg.EnsureNamespace(testContext(t), metav1.NamespaceDefault); err != nil {
 		t.Fatalf("EnsureNamespace(default): %v", err)
 	}

@@ -3,7 +3,6 @@ package garbagecollector
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -12,23 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/raftapi/raftapi/api/builtin"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
-	"github.com/raftapi/raftapi/api/resource"
 )
 
 // newTestCollector returns a collector over an in-memory store holding
 // nothing yet, and that store.
 func newTestCollector(t *testing.T) (*Collector, *registrytest.Storage) {
 	t.Helper()
-	storage := registrytest.New()
-	t.Cleanup(func() { _ = storage.Close() })
-	res := resource.NewRegistry(builtin.Resources()...)
-	uid := 0
-	reg := registry.New(res, storage, registry.Options{
-		NewUID: func() string { uid++; return fmt.Sprintf("uid-%d", uid) },
-	})
+	reg, storage := registrytest.NewRegistry(t, registry.Options{})
 	return New(reg, slog.New(slog.NewTextHandler(io.Discard, nil))), storage
 }
 

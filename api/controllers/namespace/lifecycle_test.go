@@ -3,7 +3,6 @@ package namespace
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/raftapi/raftapi/api/builtin"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
 	"github.com/raftapi/raftapi/api/resource"
@@ -21,13 +19,7 @@ import (
 // and the registry it uses.
 func newTestController(t *testing.T) (*Controller, *registry.Registry) {
 	t.Helper()
-	storage := registrytest.New()
-	t.Cleanup(func() { _ = storage.Close() })
-	res := resource.NewRegistry(builtin.Resources()...)
-	uid := 0
-	reg := registry.New(res, storage, registry.Options{
-		NewUID: func() string { uid++; return fmt.Sprintf("uid-%d", uid) },
-	})
+	reg, _ := registrytest.NewRegistry(t, registry.Options{})
 	return New(reg), reg
 }
 
