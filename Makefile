@@ -4,8 +4,9 @@ GO          ?= go
 BIN         ?= bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # Packages where the race detector pays: the state machine, the store and
-# its conformance suite.
-RACE_PKGS   := ./fsm/... ./raftstore/...
+# its conformance suite, and the API (registry stores and codecs shared by
+# concurrent requests, controllers beside the handlers).
+RACE_PKGS   := ./fsm/... ./raftstore/... ./api/...
 
 .PHONY: all build test test-unit test-e2e bench lint fmt vet staticcheck clean chaos chaos-short build-chaos
 
@@ -21,7 +22,7 @@ test: lint test-unit test-e2e chaos-short
 
 test-unit:
 	$(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
-	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v -e /fsm -e /raftstore -e /e2e)
+	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v -e /fsm -e /raftstore -e /api -e /e2e)
 
 test-e2e: build kubectl-current
 	RAFTAPI_BIN=$(CURDIR)/$(BIN)/raftapi RAFTAPI_KUBECTL_CURRENT=$(CURDIR)/$(BIN)/kubectl-current \
