@@ -76,5 +76,5 @@ func (s *Scope) finishWrite(w http.ResponseWriter, wr writeRequest, code int, re
 		return
 	}
 	writeWarnings(w, res.Warnings)
-	s.writeObject(w, wr.out, code, res.Data)
+	s.encoder().writeObject(w, wr.out, code, res.Data)
 }

@@ -31,10 +31,10 @@ func Delete(s *Scope) http.HandlerFunc {
 			return
 		}
 		if !d.Gone {
-			s.writeObject(w, out, keptStatus(opts), d.Data)
+			s.encoder().writeObject(w, out, keptStatus(opts), d.Data)
 			return
 		}
-		s.writeDeleted(w, name, d.Data)
+		s.encoder().writeDeleted(w, name, d.Data)
 	}
 }
 
@@ -51,15 +51,15 @@ func keptStatus(opts *metav1.DeleteOptions) int {
 }
 
 // writeDeleted writes the success Status of a delete.
-func (s *Scope) writeDeleted(w http.ResponseWriter, name string, data []byte) {
+func (e encoder) writeDeleted(w http.ResponseWriter, name string, data []byte) {
 	var uid string
-	if obj, err := codec.DecodeStored(s.Resource, data); err == nil {
+	if obj, err := codec.DecodeStored(e.res, data); err == nil {
 		uid = string(codec.Accessor(obj).GetUID())
 	}
 	WriteStatusObject(w, http.StatusOK, &metav1.Status{
 		Status: metav1.StatusSuccess,
 		Details: &metav1.StatusDetails{
-			Name: name, Group: s.Resource.Group, Kind: s.Resource.Plural, UID: types.UID(uid),
+			Name: name, Group: e.res.Group, Kind: e.res.Plural, UID: types.UID(uid),
 		},
 	})
 }

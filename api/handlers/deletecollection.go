@@ -24,6 +24,6 @@ func DeleteCollection(s *Scope) http.HandlerFunc {
 			WriteStatus(w, err)
 			return
 		}
-		s.writeList(w, out, res)
+		s.encoder().writeList(w, out, res)
 	}
 }

@@ -1,14 +1,15 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/handlers/negotiation"
 	"github.com/raftapi/raftapi/api/registry"
+	"github.com/raftapi/raftapi/api/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,39 +18,39 @@ import (
 )
 
 // writeObject writes one stored object in the negotiated representation.
-func (s *Scope) writeObject(w http.ResponseWriter, out negotiation.Output, code int, data []byte) {
-	body, err := s.encodeObject(out, data)
+func (e encoder) writeObject(w http.ResponseWriter, out negotiation.Output, code int, data []byte) {
+	body, err := e.encodeObject(out, data)
 	if err != nil {
 		WriteStatus(w, err)
 		return
 	}
-	s.writeBody(w, out, code, body)
+	e.writeBody(w, out, code, body)
 }
 
 // encodeObject returns the body of a response holding one object.
-func (s *Scope) encodeObject(out negotiation.Output, data []byte) ([]byte, error) {
+func (e encoder) encodeObject(out negotiation.Output, data []byte) ([]byte, error) {
 	switch out.View {
 	case negotiation.ViewTable:
-		t, err := s.objectTable(data, out)
+		t, err := e.objectTable(data, out)
 		if err != nil {
 			return nil, err
 		}
-		return s.marshal(out, t)
+		return e.marshal(out, t)
 	case negotiation.ViewMetadata:
 		pom, err := partialMetadata(data, out.MetaVersion)
 		if err != nil {
 			return nil, err
 		}
-		return s.marshal(out, pom)
+		return e.marshal(out, pom)
 	}
 	if out.Enc == negotiation.Protobuf {
-		obj, err := codec.DecodeStored(s.Resource, data)
+		obj, err := codec.DecodeStored(e.res, data)
 		if err != nil {
 			return nil, err
 		}
-		return s.protobuf(obj)
+		return e.codecs.Protobuf(obj)
 	}
-	served, err := codec.ServedData(s.Resource, data)
+	served, err := codec.ServedData(e.res, data)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +61,13 @@ func (s *Scope) encodeObject(out negotiation.Output, data []byte) ([]byte, error
 }
 
 // writeList writes a list result in the negotiated representation.
-func (s *Scope) writeList(w http.ResponseWriter, out negotiation.Output, res *registry.ListResult) {
-	body, err := s.encodeList(out, res)
+func (e encoder) writeList(w http.ResponseWriter, out negotiation.Output, res *registry.ListResult) {
+	body, err := e.encodeList(out, res)
 	if err != nil {
 		WriteStatus(w, err)
 		return
 	}
-	s.writeBody(w, out, http.StatusOK, body)
+	e.writeBody(w, out, http.StatusOK, body)
 }
 
 func listMeta(res *registry.ListResult) metav1.ListMeta {
@@ -85,35 +86,35 @@ func itemsOf(res *registry.ListResult) [][]byte {
 	return items
 }
 
-func (s *Scope) encodeList(out negotiation.Output, res *registry.ListResult) ([]byte, error) {
+func (e encoder) encodeList(out negotiation.Output, res *registry.ListResult) ([]byte, error) {
 	lm := listMeta(res)
 	switch out.View {
 	case negotiation.ViewTable:
-		t, err := s.table(itemsOf(res), lm, out, true)
+		t, err := e.table(itemsOf(res), lm, out, true)
 		if err != nil {
 			return nil, err
 		}
-		return s.marshal(out, t)
+		return e.marshal(out, t)
 	case negotiation.ViewMetadata:
 		l, err := partialMetadataList(itemsOf(res), lm, out.MetaVersion)
 		if err != nil {
 			return nil, err
 		}
-		return s.marshal(out, l)
+		return e.marshal(out, l)
 	}
 	if out.Enc == negotiation.Protobuf {
-		l, err := s.typedList(res, lm)
+		l, err := e.typedList(res, lm)
 		if err != nil {
 			return nil, err
 		}
-		return s.protobuf(l)
+		return e.codecs.Protobuf(l)
 	}
-	items, err := s.rawItems(res)
+	items, err := e.rawItems(res)
 	if err != nil {
 		return nil, err
 	}
 	body, err := json.Marshal(&rawList{
-		Kind: s.Resource.ListKind, APIVersion: s.Resource.APIVersion(), Metadata: lm, Items: items,
+		Kind: e.res.ListKind, APIVersion: e.res.APIVersion(), Metadata: lm, Items: items,
 	})
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -133,10 +134,10 @@ type rawList struct {
 }
 
 // rawItems returns the JSON of the listed objects in the served version.
-func (s *Scope) rawItems(res *registry.ListResult) ([]json.RawMessage, error) {
+func (e encoder) rawItems(res *registry.ListResult) ([]json.RawMessage, error) {
 	items := make([]json.RawMessage, len(res.Items))
 	for i, o := range res.Items {
-		data, err := codec.ServedData(s.Resource, o.Data)
+		data, err := codec.ServedData(e.res, o.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -146,11 +147,11 @@ func (s *Scope) rawItems(res *registry.ListResult) ([]json.RawMessage, error) {
 }
 
 // typedList builds the Go list type of the resource from a list result.
-func (s *Scope) typedList(res *registry.ListResult, lm metav1.ListMeta) (runtime.Object, error) {
-	l := s.Resource.NewList()
+func (e encoder) typedList(res *registry.ListResult, lm metav1.ListMeta) (runtime.Object, error) {
+	l := e.res.NewList()
 	objs := make([]runtime.Object, len(res.Items))
 	for i, o := range res.Items {
-		obj, err := codec.DecodeStored(s.Resource, o.Data)
+		obj, err := codec.DecodeStored(e.res, o.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -166,22 +167,13 @@ func (s *Scope) typedList(res *registry.ListResult, lm metav1.ListMeta) (runtime
 	la.SetResourceVersion(lm.ResourceVersion)
 	la.SetContinue(lm.Continue)
 	la.SetRemainingItemCount(lm.RemainingItemCount)
-	l.GetObjectKind().SetGroupVersionKind(s.Resource.GroupVersion().WithKind(s.Resource.ListKind))
+	l.GetObjectKind().SetGroupVersionKind(e.res.GroupVersion().WithKind(e.res.ListKind))
 	return l, nil
-}
-
-// protobuf encodes a typed object with the Protobuf envelope.
-func (s *Scope) protobuf(obj runtime.Object) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := s.Codecs.Proto.Encode(obj, &buf); err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	return buf.Bytes(), nil
 }
 
 // marshal encodes a meta.k8s.io object (Table, PartialObjectMetadata) as
 // JSON or YAML.
-func (s *Scope) marshal(out negotiation.Output, v any) ([]byte, error) {
+func (e encoder) marshal(out negotiation.Output, v any) ([]byte, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -192,17 +184,29 @@ func (s *Scope) marshal(out negotiation.Output, v any) ([]byte, error) {
 	return body, nil
 }
 
-func (s *Scope) writeBody(w http.ResponseWriter, out negotiation.Output, code int, body []byte) {
+func (e encoder) writeBody(w http.ResponseWriter, out negotiation.Output, code int, body []byte) {
 	w.Header().Set("Content-Type", out.ContentType())
 	writeMaybeCompressed(w, out.Gzip, code, body)
 }
 
 // objectTable is the Table of one object: its resourceVersion is the
 // object's, as kube-apiserver's table convertor sets it.
-func (s *Scope) objectTable(data []byte, out negotiation.Output) (*metav1.Table, error) {
+func (e encoder) objectTable(data []byte, out negotiation.Output) (*metav1.Table, error) {
 	pom, err := partialMetadata(data, "v1")
 	if err != nil {
 		return nil, err
 	}
-	return s.table([][]byte{data}, metav1.ListMeta{ResourceVersion: pom.ResourceVersion}, out, true)
+	return e.table([][]byte{data}, metav1.ListMeta{ResourceVersion: pom.ResourceVersion}, out, true)
 }
+
+// encoder writes the stored objects of one resource in a negotiated
+// representation.
+type encoder struct {
+	res    *resource.Resource
+	codecs *codec.Codecs
+	// now is the clock of Table ages.
+	now func() time.Time
+}
+
+// encoder returns the encoder of the scope's resource.
+func (s *Scope) encoder() encoder { return encoder{res: s.Resource, codecs: s.Codecs, now: s.Now} }

@@ -20,7 +20,7 @@ func Get(s *Scope) http.HandlerFunc {
 			WriteStatus(w, err)
 			return
 		}
-		s.writeObject(w, out, http.StatusOK, obj.Data)
+		s.encoder().writeObject(w, out, http.StatusOK, obj.Data)
 	}
 }
 
@@ -47,7 +47,7 @@ func List(s *Scope) http.HandlerFunc {
 			WriteStatus(w, err)
 			return
 		}
-		s.writeList(w, out, res)
+		s.encoder().writeList(w, out, res)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // stream writes watch events, flushed one by one: JSON lines of
 // {"type","object"}, or length-prefixed Protobuf WatchEvents.
 type stream struct {
-	scope   *Scope
+	enc     encoder
 	out     negotiation.Output
 	w       http.ResponseWriter
 	flusher http.Flusher
@@ -36,7 +36,7 @@ func (s *Scope) newStream(w http.ResponseWriter, out negotiation.Output) *stream
 	if f != nil {
 		f.Flush()
 	}
-	return &stream{scope: s, out: out, w: w, flusher: f}
+	return &stream{enc: s.encoder(), out: out, w: w, flusher: f}
 }
 
 // send writes one event holding a stored object (or bookmark object).
@@ -61,7 +61,7 @@ func (s *stream) object(typ string, data []byte) ([]byte, error) {
 			m, _ := partialMetadata(data, "v1")
 			lm.ResourceVersion = m.ResourceVersion
 		}
-		t, err := s.scope.table(items, lm, s.out, !s.columnsSent)
+		t, err := s.enc.table(items, lm, s.out, !s.columnsSent)
 		if err != nil {
 			return nil, err
 		}
@@ -74,16 +74,16 @@ func (s *stream) object(typ string, data []byte) ([]byte, error) {
 		}
 		return json.Marshal(pom)
 	case s.out.Enc == negotiation.Protobuf:
-		obj, err := codec.DecodeStored(s.scope.Resource, data)
+		obj, err := codec.DecodeStored(s.enc.res, data)
 		if err != nil {
 			return nil, err
 		}
-		return s.scope.protobuf(obj)
+		return s.enc.codecs.Protobuf(obj)
 	case typ == "BOOKMARK":
 		// Bookmarks are built in the served version already.
 		return data, nil
 	}
-	return codec.ServedData(s.scope.Resource, data)
+	return codec.ServedData(s.enc.res, data)
 }
 
 // sendStatus writes an ERROR event.
@@ -91,7 +91,7 @@ func (s *stream) sendStatus(st *metav1.Status) bool {
 	var raw []byte
 	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
 		var err error
-		if raw, err = s.scope.protobuf(st); err != nil {
+		if raw, err = s.enc.codecs.Protobuf(st); err != nil {
 			return false
 		}
 	} else {
@@ -123,7 +123,7 @@ func (s *stream) write(typ string, obj []byte) bool {
 func (s *stream) writeProtobuf(typ string, obj []byte) error {
 	var buf bytes.Buffer
 	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: obj}}
-	if err := s.scope.Codecs.ProtoRaw.Encode(ev, &buf); err != nil {
+	if err := s.enc.codecs.ProtoRaw.Encode(ev, &buf); err != nil {
 		return err
 	}
 	var n [4]byte

@@ -14,26 +14,26 @@ import (
 // computed from the stored form, and row objects in the served form;
 // withColumns false leaves the column definitions out (watch events after
 // the first).
-func (s *Scope) table(items [][]byte, lm metav1.ListMeta, out negotiation.Output, withColumns bool) (*metav1.Table, error) {
+func (e encoder) table(items [][]byte, lm metav1.ListMeta, out negotiation.Output, withColumns bool) (*metav1.Table, error) {
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: metav1.GroupName + "/" + out.MetaVersion},
 		ListMeta: lm,
 		Rows:     make([]metav1.TableRow, 0, len(items)),
 	}
 	if withColumns {
-		t.ColumnDefinitions = s.Resource.TableColumns()
+		t.ColumnDefinitions = e.res.TableColumns()
 	}
-	now := s.Now()
+	now := e.now()
 	for _, data := range items {
 		m, err := codec.ContentMap(data)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		row := metav1.TableRow{Cells: s.Resource.TableCells(m, now)}
+		row := metav1.TableRow{Cells: e.res.TableCells(m, now)}
 		switch out.Include {
 		case negotiation.IncludeNone:
 		case negotiation.IncludeObject:
-			served, err := codec.ServedData(s.Resource, data)
+			served, err := codec.ServedData(e.res, data)
 			if err != nil {
 				return nil, err
 			}

@@ -44,7 +44,7 @@ func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns strin
 			return
 		}
 	}
-	if wr.InitialEventsEnd && !st.send("BOOKMARK", s.bookmark(wr.From, true)) {
+	if wr.InitialEventsEnd && !st.send("BOOKMARK", s.encoder().bookmark(wr.From, true)) {
 		return
 	}
 	s.pump(ctx, st, wr.Watcher, q.bookmarks)
@@ -75,7 +75,7 @@ func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookm
 func (s *Scope) sendEvent(st *stream, ev registry.WatchEvent, bookmarks bool) bool {
 	switch ev.Type {
 	case registry.Bookmark:
-		return !bookmarks || st.send("BOOKMARK", s.bookmark(ev.Rev, false))
+		return !bookmarks || st.send("BOOKMARK", s.encoder().bookmark(ev.Rev, false))
 	case registry.WatchError:
 		se := registry.StatusError(ev.Err, s.Resource, "")
 		if registry.IsExpired(ev.Err) {
@@ -91,11 +91,11 @@ func (s *Scope) sendEvent(st *stream, ev registry.WatchEvent, bookmarks bool) bo
 
 // bookmark returns a bookmark object: the resource's kind with only a
 // resourceVersion (and the initial-events-end annotation when asked).
-func (s *Scope) bookmark(rev uint64, initialEnd bool) []byte {
+func (e encoder) bookmark(rev uint64, initialEnd bool) []byte {
 	meta := map[string]any{"resourceVersion": strconv.FormatUint(rev, 10)}
 	if initialEnd {
 		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
-	raw, _ := json.Marshal(map[string]any{"kind": s.Resource.Kind, "apiVersion": s.Resource.APIVersion(), "metadata": meta})
+	raw, _ := json.Marshal(map[string]any{"kind": e.res.Kind, "apiVersion": e.res.APIVersion(), "metadata": meta})
 	return raw
 }
