@@ -37,7 +37,7 @@ func (n *Node) membershipLoop() {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.ReconcileInterval)
 	defer t.Stop()
-	r := &reconciler{node: n, deadSince: map[string]time.Time{}}
+	r := &reconciler{node: n, deadSince: map[string]time.Time{}, lostSince: map[string]time.Time{}}
 	for {
 		// A leaving node must not announce itself again: any metadata
 		// update would revive it as alive in everyone's gossip table.
@@ -123,6 +123,30 @@ func (n *Node) maybeBootstrap() {
 type reconciler struct {
 	node      *Node
 	deadSince map[string]time.Time // members missing or dead, since when
+	// lostSince: voters whose gossip says they hold no raft state, since
+	// when. Right after a bootstrap a voter's gossip still says so until
+	// its next metadata update spreads; only a claim that lasts
+	// lostDataGrace is believed.
+	lostSince map[string]time.Time
+}
+
+// lostDataGrace is how long a voter must keep gossiping that it has no
+// raft state before the leader takes it for wiped: a few metadata updates.
+func (r *reconciler) lostDataGrace() time.Duration { return 3 * r.node.cfg.ReconcileInterval }
+
+// lostData reports whether voter name has claimed to hold no raft state
+// (stateless) for at least lostDataGrace as of now.
+func (r *reconciler) lostData(name string, stateless bool, now time.Time) bool {
+	if !stateless {
+		delete(r.lostSince, name)
+		return false
+	}
+	since, seen := r.lostSince[name]
+	if !seen {
+		r.lostSince[name] = now
+		return false
+	}
+	return now.Sub(since) >= r.lostDataGrace()
 }
 
 func (r *reconciler) reconcile() {
@@ -161,8 +185,9 @@ func (r *reconciler) admit(name string, m gossipMember, inConf map[string]raftst
 		err = s.AddVoter(name, m.meta.Peer)
 	case c.PeerAddr != m.meta.Peer:
 		err = s.AddNonvoter(name, m.meta.Peer)
-	case c.Voter && !m.meta.State:
+	case c.Voter && r.lostData(name, !m.meta.State, time.Now()):
 		r.node.cfg.Logger.Info("voter lost its data; re-adding it", "member", name)
+		delete(r.lostSince, name)
 		err = s.RemoveMember(name)
 	case !c.Voter && m.meta.State && r.caughtUp(m):
 		err = s.AddVoter(name, m.meta.Peer)
