@@ -40,11 +40,14 @@ func (n *Node) Leave(ctx context.Context) error {
 }
 
 // waitRemoved polls until the leader's configuration no longer holds this
-// node.
+// node. It remembers the last leader it knew: once removed, this node
+// hears from no leader and may start elections of its own, and the leader
+// that removed it is still the one to ask.
 func (n *Node) waitRemoved(ctx context.Context) error {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
-	for !n.removedByLeader() {
+	var lastLeader string
+	for !n.removedByLeader(&lastLeader) {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -67,13 +70,22 @@ func (n *Node) voters() int {
 
 // removedByLeader reports whether the leader's configuration no longer
 // holds this node. The node's own configuration may never learn it: the
-// leader stops replicating to a removed server.
-func (n *Node) removedByLeader() bool {
+// leader stops replicating to a removed server. lastLeader is the last
+// other node known to lead, asked when this node knows no leader now.
+func (n *Node) removedByLeader(lastLeader *string) bool {
 	if n.voters() <= 1 && !n.store.IsLeader() {
 		return true
 	}
 	leader := n.store.Status().LeaderID
-	if leader == "" || leader == n.cfg.Name {
+	switch leader {
+	case n.cfg.Name:
+		return false
+	case "":
+		leader = *lastLeader
+	default:
+		*lastLeader = leader
+	}
+	if leader == "" {
 		return false
 	}
 	m, ok := n.gossip.snapshot()[leader]
