@@ -24,8 +24,7 @@ const (
 )
 
 // clientNames rewrites the protobuf media types clients send to the names
-// the documents are served as. Their "@" is not a token character, so the
-// Accept parser would otherwise skip them as malformed.
+// the documents are served as.
 var clientNames = strings.NewReplacer(
 	protobufV2Accepted, protobufV2,
 	protobufV3Accepted, protobufV3,
@@ -40,7 +39,7 @@ func negotiate(header string, protobufTypes ...string) (rep representation, ok b
 		return asJSON, true
 	}
 	bestQ := 0.0
-	for _, a := range negotiation.ParseAcceptInOrder(parseable(header)) {
+	for _, a := range negotiation.ParseAcceptInOrder(header) {
 		r, known := representationOf(a, protobufTypes)
 		if !known {
 			continue
@@ -50,14 +49,6 @@ func negotiate(header string, protobufTypes ...string) (rep representation, ok b
 		}
 	}
 	return rep, ok
-}
-
-// parseable returns header with the protobuf media types clients send
-// under the names they are served as. Media types are case-insensitive,
-// and nothing else of the header but q-values is read, so it is
-// lower-cased first.
-func parseable(header string) string {
-	return clientNames.Replace(strings.ToLower(header))
 }
 
 // representationOf maps one Accept entry to the representation it asks
@@ -80,11 +71,11 @@ func quality(a negotiation.Accept) float64 {
 	return min(a.Q, 1)
 }
 
-// offered reports whether protobufTypes, named either way, hold the
-// served name mediaType.
+// offered reports whether protobufTypes hold mediaType, either named
+// either way.
 func offered(protobufTypes []string, mediaType string) bool {
 	for _, t := range protobufTypes {
-		if clientNames.Replace(t) == mediaType {
+		if clientNames.Replace(t) == clientNames.Replace(mediaType) {
 			return true
 		}
 	}

@@ -38,13 +38,30 @@ func ParseAcceptInOrder(h string) []Accept {
 		if part == "" {
 			continue
 		}
-		typ, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			continue
+		if a, ok := parseEntry(part); ok {
+			out = append(out, a)
 		}
-		out = append(out, Accept{Type: typ, Params: params, Q: quality(params)})
 	}
 	return out
+}
+
+// parseEntry parses one Accept entry. The parameters follow the MIME
+// rules; the media type may also hold characters MIME does not allow in
+// a token, such as the "@" of the OpenAPI protobuf types clients ask for
+// (application/com.github.proto-openapi.spec.v2@v1.0+protobuf), as
+// kube-apiserver's parser allows.
+func parseEntry(part string) (Accept, bool) {
+	typ, rest, _ := strings.Cut(part, ";")
+	typ = strings.ToLower(strings.TrimSpace(typ))
+	major, minor, ok := strings.Cut(typ, "/")
+	if !ok || major == "" || minor == "" || strings.ContainsAny(minor, " \t\"/") || strings.ContainsAny(major, " \t\"") {
+		return Accept{}, false
+	}
+	_, params, err := mime.ParseMediaType("x/x;" + rest)
+	if err != nil {
+		return Accept{}, false
+	}
+	return Accept{Type: typ, Params: params, Q: quality(params)}, true
 }
 
 // quality reads and removes the q parameter; a missing or malformed one

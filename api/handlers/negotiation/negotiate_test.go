@@ -88,3 +88,20 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+// TestParseAcceptTakesTypesMIMERefuses: media types with characters MIME
+// does not allow in a token, such as the OpenAPI protobuf types clients
+// send, are parsed (lower-cased) with their parameters; broken ones are
+// skipped.
+func TestParseAcceptTakesTypesMIMERefuses(t *testing.T) {
+	got := ParseAccept("application/com.github.proto-openapi.spec.v2@v1.0+protobuf;q=0.9, Application/JSON;Q=0.5, /json, text, a/b/c, application/json;;")
+	if len(got) != 2 {
+		t.Fatalf("ParseAccept = %+v, want the protobuf and JSON entries only", got)
+	}
+	if got[0].Type != "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" || got[0].Q != 0.9 {
+		t.Errorf("first entry %+v, want the OpenAPI protobuf type at q=0.9", got[0])
+	}
+	if got[1].Type != "application/json" || got[1].Q != 0.5 {
+		t.Errorf("second entry %+v, want application/json at q=0.5", got[1])
+	}
+}
