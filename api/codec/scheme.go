@@ -18,7 +18,6 @@ import (
 // every group-version carries (DeleteOptions, WatchEvent, Status).
 type Codecs struct {
 	Scheme     *runtime.Scheme
-	JSON       runtime.Serializer
 	StrictJSON runtime.Serializer
 	StrictYAML runtime.Serializer
 	// Proto encodes and decodes with the Protobuf envelope.
@@ -50,7 +49,6 @@ func NewCodecs(reg *resource.Registry) *Codecs {
 	mf := jsonserializer.DefaultMetaFactory
 	return &Codecs{
 		Scheme:     scheme,
-		JSON:       jsonserializer.NewSerializerWithOptions(mf, scheme, scheme, jsonserializer.SerializerOptions{}),
 		StrictJSON: jsonserializer.NewSerializerWithOptions(mf, scheme, scheme, jsonserializer.SerializerOptions{Strict: true}),
 		StrictYAML: jsonserializer.NewSerializerWithOptions(mf, scheme, scheme, jsonserializer.SerializerOptions{Yaml: true, Strict: true}),
 		Proto:      protobuf.NewSerializer(scheme, scheme),

@@ -82,9 +82,6 @@ func (r *Registry) Storage() Storage { return r.storage }
 // Codecs returns the serializers of the resources served now.
 func (r *Registry) Codecs() *codec.Codecs { return r.codecs.Load() }
 
-// Now returns the registry's current time.
-func (r *Registry) Now() time.Time { return r.opts.Now() }
-
 // Store returns the verbs of res.
 func (r *Registry) Store(res *resource.Resource) *Store { return r.store(res, nil) }
 

@@ -115,11 +115,9 @@ const (
 	Exact        = raftstore.Exact
 )
 
-// Watch event types (see raftstore.WatchEventType).
+// Watch event types the registry's clients act on (see
+// raftstore.WatchEventType); change events are passed on by type.
 const (
-	Added      = raftstore.Added
-	Modified   = raftstore.Modified
-	Deleted    = raftstore.Deleted
 	Bookmark   = raftstore.Bookmark
 	WatchError = raftstore.WatchError
 )
