@@ -6,15 +6,16 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/raftapi/raftapi/api/codec"
-	"github.com/raftapi/raftapi/api/handlers/negotiation"
-	"github.com/raftapi/raftapi/api/registry"
-	"github.com/raftapi/raftapi/api/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
+	"github.com/raftapi/raftapi/api/registry"
+	"github.com/raftapi/raftapi/api/resource"
 )
 
 // writeObject writes one stored object in the negotiated representation.

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/raftapi/raftapi/api/codec"
-	"github.com/raftapi/raftapi/api/handlers/negotiation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
 )
 
 // stream writes watch events, flushed one by one: JSON lines of

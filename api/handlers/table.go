@@ -3,11 +3,12 @@ package handlers
 import (
 	"encoding/json"
 
-	"github.com/raftapi/raftapi/api/codec"
-	"github.com/raftapi/raftapi/api/handlers/negotiation"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/handlers/negotiation"
 )
 
 // table renders stored objects as a Table with the resource's columns,

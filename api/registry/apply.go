@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/raftapi/raftapi/api/codec"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -12,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"github.com/raftapi/raftapi/api/codec"
 )
 
 // validatePatchOptions applies kube-apiserver's PatchOptions rules: apply

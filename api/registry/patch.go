@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/raftapi/raftapi/api/codec"
-	"github.com/raftapi/raftapi/api/resource"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/resource"
 )
 
 // Patch applies a patch of type pt to ns/name: a JSON patch, a JSON
@@ -59,19 +60,19 @@ func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.Patch
 		if err != nil {
 			return nil, err
 		}
-		pwp := *wp
-		pwp.warnings = append(append([]string(nil), wp.warnings...), warnings...)
 		if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
 			return nil, err
 		}
-		data, err := s.commitUpdate(ctx, cur, obj, &pwp)
+		// Each attempt decodes anew: only the last one's warnings count.
+		attempt := &writeParams{WriteOptions: wp.WriteOptions, warnings: warnings}
+		data, err := s.commitUpdate(ctx, cur, obj, attempt)
 		if IsConflict(err) {
 			continue
 		}
 		if err != nil {
 			return nil, storeError(err, s.res, name)
 		}
-		wp.warnings = pwp.warnings
+		wp.warnings = append(wp.warnings, attempt.warnings...)
 		return data, nil
 	}
 }

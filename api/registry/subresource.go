@@ -1,11 +1,12 @@
 package registry
 
 import (
-	"github.com/raftapi/raftapi/api/codec"
-	"github.com/raftapi/raftapi/api/resource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/resource"
 )
 
 // resetForSubresource applies the status rule to obj, the replacement of

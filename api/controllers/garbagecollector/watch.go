@@ -6,8 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/raftapi/raftapi/api/registry"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raftapi/raftapi/api/registry"
 )
 
 const (
