@@ -26,9 +26,10 @@ func (s *Server) rebuildRoutes() {
 			router.PathPrefix(p).Handler(s.opts.Health)
 		}
 	}
-	discovery.NewHandler(s.resources).Routes(router)
-	openapi.NewHandler(s.resources).Routes(router)
-	for _, res := range s.resources.All() {
+	resources := s.registry.Resources()
+	discovery.NewHandler(resources).Routes(router)
+	openapi.NewHandler(resources).Routes(router)
+	for _, res := range resources.All() {
 		if res == membersResource {
 			s.memberRoutes(router)
 			continue
@@ -128,7 +129,7 @@ func (s *Server) resourceOfPath(p string) schema.GroupResource {
 		return groupResourceOfPath(p)
 	}
 	if len(parts) >= 3 && parts[0] == "namespaces" {
-		if res := s.resources.Get(gv.WithResource(parts[2])); res != nil && res.Namespaced {
+		if res := s.registry.Resources().Get(gv.WithResource(parts[2])); res != nil && res.Namespaced {
 			parts = parts[2:]
 		}
 	}

@@ -42,7 +42,6 @@ type Options struct {
 type Server struct {
 	opts       Options
 	store      *raftstore.Store
-	resources  *resource.Registry
 	registry   *registry.Registry
 	namespaces *namespace.Controller
 	gc         *garbagecollector.Collector
@@ -67,13 +66,11 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 	if opts.Members != nil {
 		resources.Add(membersResource)
 	}
-	s := &Server{opts: opts, store: store, resources: resources}
-	var kick func()
+	s := &Server{opts: opts, store: store}
 	s.registry = registry.New(resources, registry.FromRaftstore(store), registry.Options{
-		Now: opts.Now, NewUID: opts.NewUID, NamespaceDeleting: func() { kick() },
+		Now: opts.Now, NewUID: opts.NewUID, NamespaceDeleting: func() { s.namespaces.Kick() },
 	})
 	s.namespaces = namespace.New(s.registry)
-	kick = s.namespaces.Kick
 	s.gc = garbagecollector.New(s.registry, opts.Logger)
 	s.rebuildRoutes()
 	return s
