@@ -45,16 +45,38 @@ func (s *Server) rebuildRoutes() {
 	s.router.Store(router)
 }
 
-// scope returns the handler scope of res, or of its subresource sub.
+// scope returns the handler scope of res, or of its subresource sub. A
+// scale subresource decodes and encodes Scale objects.
 func (s *Server) scope(res *resource.Resource, sub *resource.Subresource) *handlers.Scope {
-	store := s.registry.Store(res)
+	store, served := s.registry.Store(res), res
 	if sub != nil {
 		store = s.registry.Subresource(res, sub)
+		if sub.Scale != nil {
+			served = resource.ScaleResource(res)
+		}
 	}
-	return &handlers.Scope{Store: store, Resource: res, Codecs: s.registry.Codecs(), Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval}
+	return &handlers.Scope{Store: store, Resource: served, Codecs: s.registry.Codecs(), Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval}
 }
 
-// resourceRoutes registers the collection and item paths of res.
+// route binds one path and method to h when the resource serves verb.
+type route struct {
+	verb   string
+	method string
+	path   string
+	h      http.HandlerFunc
+}
+
+// handle registers the routes whose verb res serves.
+func handle(router *mux.Router, res *resource.Resource, routes []route) {
+	for _, rt := range routes {
+		if res.Serves(rt.verb) || (rt.verb == "list" && res.Serves("watch")) {
+			router.HandleFunc(rt.path, rt.h).Methods(rt.method)
+		}
+	}
+}
+
+// resourceRoutes registers the collection and item paths of res, for the
+// verbs it serves.
 func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
 	base := "/api/" + res.Version
 	if res.Group != "" {
@@ -62,18 +84,22 @@ func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
 	}
 	sc := s.scope(res, nil)
 	scoped := base + "/" + res.Plural
+	var routes []route
 	if res.Namespaced {
 		scoped = base + "/namespaces/{namespace}/" + res.Plural
-		router.HandleFunc(base+"/"+res.Plural, handlers.List(sc)).Methods(http.MethodGet)
+		routes = append(routes, route{"list", http.MethodGet, base + "/" + res.Plural, handlers.List(sc)})
 	}
 	item := scoped + "/{name}"
-	router.HandleFunc(scoped, handlers.List(sc)).Methods(http.MethodGet)
-	router.HandleFunc(scoped, handlers.Create(sc)).Methods(http.MethodPost)
-	router.HandleFunc(scoped, handlers.DeleteCollection(sc)).Methods(http.MethodDelete)
-	router.HandleFunc(item, handlers.Get(sc)).Methods(http.MethodGet)
-	router.HandleFunc(item, handlers.Update(sc)).Methods(http.MethodPut)
-	router.HandleFunc(item, handlers.Patch(sc)).Methods(http.MethodPatch)
-	router.HandleFunc(item, handlers.Delete(sc)).Methods(http.MethodDelete)
+	routes = append(routes,
+		route{"list", http.MethodGet, scoped, handlers.List(sc)},
+		route{"create", http.MethodPost, scoped, handlers.Create(sc)},
+		route{"deletecollection", http.MethodDelete, scoped, handlers.DeleteCollection(sc)},
+		route{"get", http.MethodGet, item, handlers.Get(sc)},
+		route{"update", http.MethodPut, item, handlers.Update(sc)},
+		route{"patch", http.MethodPatch, item, handlers.Patch(sc)},
+		route{"delete", http.MethodDelete, item, handlers.Delete(sc)},
+	)
+	handle(router, res, routes)
 	s.subresourceRoutes(router, res, item)
 }
 

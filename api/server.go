@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -9,8 +10,11 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/raftapi/raftapi/api/apiextensions"
 	"github.com/raftapi/raftapi/api/builtin"
+	"github.com/raftapi/raftapi/api/controllers/crd"
 	"github.com/raftapi/raftapi/api/controllers/garbagecollector"
 	"github.com/raftapi/raftapi/api/controllers/namespace"
 	"github.com/raftapi/raftapi/api/handlers"
@@ -45,6 +49,8 @@ type Server struct {
 	registry   *registry.Registry
 	namespaces *namespace.Controller
 	gc         *garbagecollector.Collector
+	serving    *apiextensions.Serving
+	crds       *crd.Controller
 
 	mu     sync.Mutex // serialises route rebuilds
 	router atomic.Pointer[mux.Router]
@@ -62,16 +68,20 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	resources := resource.NewRegistry(builtin.Resources()...)
+	crds := apiextensions.CRDResource()
+	resources := resource.NewRegistry(append(builtin.Resources(), crds)...)
 	if opts.Members != nil {
 		resources.Add(membersResource)
 	}
+	builtins := resources.All()
 	s := &Server{opts: opts, store: store}
 	s.registry = registry.New(resources, registry.FromRaftstore(store), registry.Options{
 		Now: opts.Now, NewUID: opts.NewUID, NamespaceDeleting: func() { s.namespaces.Kick() },
 	})
 	s.namespaces = namespace.New(s.registry)
 	s.gc = garbagecollector.New(s.registry, opts.Logger)
+	s.serving = apiextensions.NewServing(s.registry.Storage(), crds, s, opts.Logger)
+	s.crds = crd.New(s.registry, crds, builtins, opts.Logger, opts.Now)
 	s.rebuildRoutes()
 	return s
 }
@@ -83,11 +93,25 @@ func (s *Server) Register(res *resource.Resource) {
 	s.rebuildRoutes()
 }
 
-// Run runs the server's controllers (the namespace lifecycle and the
-// garbage collector) until ctx ends. They act only while this node leads.
+// Publish changes the resources served, while the server serves: the
+// registry, discovery, OpenAPI and the routes take the change at once. It
+// implements apiextensions.Publisher.
+func (s *Server) Publish(add []*resource.Resource, remove []schema.GroupVersionResource) {
+	for _, gvr := range remove {
+		s.registry.Unregister(gvr)
+	}
+	for _, r := range add {
+		s.registry.Register(r)
+	}
+	s.rebuildRoutes()
+}
+
+// Run runs the server's controllers (the namespace lifecycle, the garbage
+// collector and the CRD controllers, which act only while this node
+// leads) and the serving of custom resources, until ctx ends.
 func (s *Server) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, run := range []func(context.Context){s.namespaces.Run, s.gc.Run} {
+	for _, run := range []func(context.Context){s.namespaces.Run, s.gc.Run, s.serving.Run, s.crds.Run} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -98,8 +122,16 @@ func (s *Server) Run(ctx context.Context) {
 }
 
 // SystemNamespacesReady returns nil once this node has every system
-// namespace, an error naming the first missing one otherwise.
-func (s *Server) SystemNamespacesReady() error { return s.namespaces.Ready() }
+// namespace and serves the custom resources of the CRDs it had at start,
+// an error naming what is missing otherwise.
+func (s *Server) SystemNamespacesReady() error {
+	select {
+	case <-s.serving.Synced():
+	default:
+		return errors.New("custom resources not served yet")
+	}
+	return s.namespaces.Ready()
+}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
+	jsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -24,8 +24,7 @@ func (c *Codecs) Decode(res *resource.Resource, mt string, body []byte, fieldVal
 		return nil, nil, apierrors.NewBadRequest("the body of the request was empty")
 	}
 	if !res.Typed() {
-		obj, err := decodeUntyped(res, mt, body)
-		return obj, nil, err
+		return decodeUntyped(res, mt, body, fieldValidation)
 	}
 	var s runtime.Serializer
 	switch mt {
@@ -88,26 +87,54 @@ func checkKind(res *resource.Resource, actual *schema.GroupVersionKind) error {
 		actual.GroupVersion().String(), want.GroupVersion().String()))
 }
 
-// decodeUntyped decodes a body of a resource without a Go type.
-func decodeUntyped(res *resource.Resource, mt string, body []byte) (runtime.Object, error) {
+// Decoders of bodies without a Go type: they report duplicate fields as
+// strict decoding errors, as kube-apiserver's do for custom resources.
+var (
+	untypedJSON = jsonserializer.NewSerializerWithOptions(jsonserializer.DefaultMetaFactory, untypedScheme{}, untypedScheme{}, jsonserializer.SerializerOptions{Strict: true})
+	untypedYAML = jsonserializer.NewSerializerWithOptions(jsonserializer.DefaultMetaFactory, untypedScheme{}, untypedScheme{}, jsonserializer.SerializerOptions{Yaml: true, Strict: true})
+)
+
+// decodeUntyped decodes a body of a resource without a Go type. A
+// resource with a Schema has the body coerced to it: the fields it prunes
+// are unknown fields for fieldValidation, beside duplicate ones.
+func decodeUntyped(res *resource.Resource, mt string, body []byte, fieldValidation string) (runtime.Object, []string, error) {
+	var s runtime.Serializer
 	switch mt {
 	case MediaJSON:
+		s = untypedJSON
 	case MediaYAML:
-		j, err := yaml.YAMLToJSON(body)
-		if err != nil {
-			return nil, apierrors.NewBadRequest("the body of the request was in an unknown format: " + err.Error())
-		}
-		body = j
+		s = untypedYAML
 	default:
-		return nil, UnsupportedMediaType(mt, []string{MediaJSON, MediaYAML})
+		return nil, nil, UnsupportedMediaType(mt, []string{MediaJSON, MediaYAML})
 	}
 	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(body); err != nil {
-		return nil, apierrors.NewBadRequest("the body of the request was in an unknown format: " + err.Error())
+	var strictErrs []error
+	if _, _, err := s.Decode(body, nil, u); err != nil {
+		strictErr, ok := runtime.AsStrictDecodingError(err)
+		if !ok {
+			return nil, nil, apierrors.NewBadRequest(decodeErrorMessage(err))
+		}
+		strictErrs = strictErr.Errors()
 	}
 	gvk := u.GroupVersionKind()
 	if err := checkKind(res, &gvk); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return u, nil
+	if res.Schema != nil {
+		unknown, err := res.Schema.Decoded(u.Object)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest(err.Error())
+		}
+		for _, path := range unknown {
+			strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", path))
+		}
+	}
+	if len(strictErrs) == 0 {
+		return u, nil, nil
+	}
+	warnings, err := strict(strictErrs, fieldValidation)
+	if err != nil {
+		return nil, nil, err
+	}
+	return u, warnings, nil
 }

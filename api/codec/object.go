@@ -25,6 +25,9 @@ func DecodeStored(res *resource.Resource, data []byte) (runtime.Object, error) {
 		if err := u.UnmarshalJSON(data); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
+		if res.Schema != nil {
+			res.Schema.Stored(u.Object)
+		}
 		return u, nil
 	}
 	if res.StoredAs != nil {
@@ -73,12 +76,18 @@ func EncodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
 
 // ServedData returns the JSON of a stored object in the version res
 // serves: the stored bytes themselves unless res is stored as another
-// version.
+// version or has a Schema to coerce them to.
 func ServedData(res *resource.Resource, data []byte) ([]byte, error) {
-	if res.StoredAs == nil {
+	var obj runtime.Object
+	var err error
+	switch {
+	case res.Schema != nil:
+		obj, err = DecodeStored(res, data)
+	case res.StoredAs != nil:
+		obj, err = decodeConverted(res, data)
+	default:
 		return data, nil
 	}
-	obj, err := decodeConverted(res, data)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,6 +42,12 @@ func NewCodecs(reg *resource.Registry) *Codecs {
 			scheme.AddKnownTypeWithName(gv.WithKind(r.ListKind), r.NewList())
 		}
 	}
+	// The Scale of scale subresources.
+	scaleGV := autoscalingv1.SchemeGroupVersion
+	if !seen[scaleGV] {
+		metav1.AddToGroupVersion(scheme, scaleGV)
+	}
+	scheme.AddKnownTypes(scaleGV, &autoscalingv1.Scale{})
 	if !seen[schema.GroupVersion{Version: "v1"}] {
 		metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
 	}

@@ -90,4 +90,5 @@ const (
 	extListMapKeys           = "x-kubernetes-list-map-keys"
 	extIntOrString           = "x-kubernetes-int-or-string"
 	extPreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
+	extEmbeddedResource      = "x-kubernetes-embedded-resource"
 )

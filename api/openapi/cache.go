@@ -144,9 +144,10 @@ func gvURL(gv schema.GroupVersion, hash string) string {
 func fingerprint(rs []*resource.Resource) string {
 	h := sha256.New()
 	for _, r := range rs {
-		fmt.Fprintf(h, "%q %q %q %q %q %q %t %q %q %q %s %s\n",
+		fmt.Fprintf(h, "%q %q %q %q %q %q %t %q %q %q %s %s %s %q\n",
 			r.Group, r.Version, r.Kind, r.ListKind, r.Plural, r.Singular, r.Namespaced,
-			r.ShortNames, r.Categories, r.ServedVerbs(), typeName(r.GoType()), typeName(r.GoListType()))
+			r.ShortNames, r.Categories, r.ServedVerbs(), typeName(r.GoType()), typeName(r.GoListType()),
+			schemaFingerprint(r), subresourceNames(r))
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
@@ -157,4 +158,21 @@ func typeName(t reflect.Type) string {
 		return "-"
 	}
 	return t.PkgPath() + "." + t.Name()
+}
+
+// schemaFingerprint identifies r's Schema, "-" for none.
+func schemaFingerprint(r *resource.Resource) string {
+	if r.Schema == nil {
+		return "-"
+	}
+	return r.Schema.Fingerprint()
+}
+
+// subresourceNames lists r's subresources, whose paths the documents have.
+func subresourceNames(r *resource.Resource) []string {
+	out := make([]string, len(r.Subresources))
+	for i, sub := range r.Subresources {
+		out[i] = sub.Name
+	}
+	return out
 }

@@ -2,8 +2,10 @@ package openapi
 
 import (
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -42,9 +44,7 @@ func (b *builder) defineUntyped(r *resource.Resource) (object, list string) {
 	gvk := r.GroupVersionKind()
 	object = untypedName(gvk)
 	if _, ok := b.defs[object]; !ok {
-		s := b.object(reflect.TypeFor[untypedObject]())
-		s.AddExtension(extPreserveUnknownFields, true)
-		b.defs[object] = &s
+		b.defs[object] = b.untypedObject(r)
 	}
 	list = untypedName(gvk.GroupVersion().WithKind(listKind(r)))
 	b.defineList(list, object, r)
@@ -69,4 +69,56 @@ func listKind(r *resource.Resource) string {
 		return r.ListKind
 	}
 	return r.Kind + "List"
+}
+
+// untypedObject is the schema of the objects of a resource without a Go
+// type: its Schema's, with apiVersion, kind and metadata as every object
+// has them, as kube-apiserver publishes custom resources; without a
+// Schema, any object with those.
+func (b *builder) untypedObject(r *resource.Resource) *spec.Schema {
+	base := b.object(reflect.TypeFor[untypedObject]())
+	var s *spec.Schema
+	if r.Schema != nil {
+		s = r.Schema.OpenAPI(b.v3)
+	}
+	if s == nil {
+		base.AddExtension(extPreserveUnknownFields, true)
+		return &base
+	}
+	for _, k := range []string{"apiVersion", "kind", "metadata"} {
+		s.SetProperty(k, base.Properties[k])
+	}
+	b.addEmbeddedMeta(s, &base)
+	return s
+}
+
+// addEmbeddedMeta gives every x-kubernetes-embedded-resource object in s
+// the apiVersion, kind and metadata properties of base, apiVersion and
+// kind required; Swagger 2.0 leaves objects keeping unknown fields alone,
+// since kubectl would then refuse their unknown fields.
+func (b *builder) addEmbeddedMeta(s *spec.Schema, base *spec.Schema) {
+	for k, p := range s.Properties {
+		b.addEmbeddedMeta(&p, base)
+		s.Properties[k] = p
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		b.addEmbeddedMeta(s.Items.Schema, base)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		b.addEmbeddedMeta(s.AdditionalProperties.Schema, base)
+	}
+	if keep, _ := s.Extensions.GetBool(extPreserveUnknownFields); keep && !b.v3 {
+		return
+	}
+	if embedded, _ := s.Extensions.GetBool(extEmbeddedResource); !embedded {
+		return
+	}
+	for _, k := range []string{"apiVersion", "kind", "metadata"} {
+		s.SetProperty(k, base.Properties[k])
+	}
+	for _, k := range []string{"kind", "apiVersion"} {
+		if !slices.Contains(s.Required, k) {
+			s.Required = append(s.Required, k)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -29,6 +30,11 @@ func nameFunc(res *resource.Resource) validation.ValidateNameFunc {
 // resource's strategy and validates the result.
 func (s *Store) admitCreate(ctx context.Context, obj runtime.Object, ns string) error {
 	m := codec.Accessor(obj)
+	if a, ok := s.res.GetStrategy().(createAdmitter); ok {
+		if err := a.AdmitCreate(s.res.GroupResource(), m.GetName()); err != nil {
+			return err
+		}
+	}
 	if s.res.Namespaced {
 		if m.GetNamespace() != "" && m.GetNamespace() != ns {
 			return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
@@ -105,6 +111,21 @@ func bumpGeneration(res *resource.Resource, obj runtime.Object) ([]byte, error) 
 
 func conflictf(res *resource.Resource, name, format string, args ...any) error {
 	return apierrors.NewConflict(res.GroupResource(), name, fmt.Errorf(format, args...))
+}
+
+// createAdmitter is implemented by strategies that may refuse every
+// create of their resource for now (a custom resource whose definition is
+// being deleted); the error is a Status error.
+type createAdmitter interface {
+	AdmitCreate(gr schema.GroupResource, name string) error
+}
+
+// deletePreparer is implemented by strategies that edit an object on the
+// first request to delete it, before its finalizers are looked at (a
+// CustomResourceDefinition gains the finalizer that deletes its
+// instances).
+type deletePreparer interface {
+	PrepareForDelete(obj runtime.Object)
 }
 
 // canonicalizer is implemented by strategies that normalise an object

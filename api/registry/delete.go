@@ -59,6 +59,9 @@ func (s *Store) deleteCurrent(ctx context.Context, key string, cur Object, obj r
 		return s.markDeleting(ctx, key, cur, obj, dryRun)
 	}
 	m := codec.Accessor(obj)
+	if p, ok := s.res.GetStrategy().(deletePreparer); ok && m.GetDeletionTimestamp() == nil {
+		p.PrepareForDelete(obj)
+	}
 	finalizers, changed := deletionFinalizers(m, opts)
 	m.SetFinalizers(finalizers)
 	switch {

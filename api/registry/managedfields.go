@@ -56,12 +56,30 @@ func (f *fieldManagers) get(res *resource.Resource, subresource string) (*manage
 	return fm, nil
 }
 
+// forget drops the field managers of res, which is no longer served.
+func (f *fieldManagers) forget(res *resource.Resource) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k := range f.fms {
+		if k.res == res {
+			delete(f.fms, k)
+		}
+	}
+}
+
 func (f *fieldManagers) build(res *resource.Resource, subresource string) (*managedfields.FieldManager, error) {
 	conv := objectConverter{res: res}
 	gvk := res.GroupVersionKind()
 	reset := resetFields(res, subresource)
 	if !res.Typed() {
-		return managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), conv, noDefaults{}, conv, gvk, gvk.GroupVersion(), subresource, reset)
+		tc := managedfields.NewDeducedTypeConverter()
+		if res.Schema != nil && res.Schema.OpenAPI(true) != nil {
+			var err error
+			if tc, err = f.typeConverter(res); err != nil {
+				return nil, err
+			}
+		}
+		return managedfields.NewDefaultCRDFieldManager(tc, conv, noDefaults{}, conv, gvk, gvk.GroupVersion(), subresource, reset)
 	}
 	tc, err := f.typeConverter(res)
 	if err != nil {

@@ -27,6 +27,13 @@ func (s *Store) Patch(ctx context.Context, ns, name string, pt types.PatchType, 
 		return Result{}, err
 	}
 	wp := &writeParams{WriteOptions: opts}
+	if s.isScale() {
+		data, err := s.patchScale(ctx, ns, name, pt, patch, wp)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Data: data, Warnings: wp.warnings}, nil
+	}
 	if pt == types.ApplyPatchType {
 		a, err := s.applyObject(ctx, ns, name, patch, wp)
 		if err != nil {

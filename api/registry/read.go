@@ -6,6 +6,9 @@ import (
 
 // Get reads ns/name at the consistency its resourceVersion asks for.
 func (s *Store) Get(ctx context.Context, ns, name string, opts GetOptions) (Object, error) {
+	if s.isScale() {
+		return s.getScale(ctx, ns, name, opts)
+	}
 	obj, err := s.storage().Get(ctx, s.res.Key(ns, name), getReadOptions(opts.ResourceVersion))
 	if err != nil {
 		return Object{}, storeError(err, s.res, name)

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/raftapi/raftapi/api/codec"
@@ -69,8 +70,34 @@ func New(resources *resource.Registry, storage Storage, opts Options) *Registry 
 func (r *Registry) Register(res *resource.Resource) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.forget(res.GroupVersion().WithResource(res.Plural))
 	r.resources.Add(res)
 	r.codecs.Store(codec.NewCodecs(r.resources))
+}
+
+// Unregister stops serving the resource of gvr: its stores are dropped
+// and the codecs rebuilt without it. Its stored objects stay.
+func (r *Registry) Unregister(gvr schema.GroupVersionResource) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forget(gvr)
+	r.resources.Remove(gvr)
+	r.codecs.Store(codec.NewCodecs(r.resources))
+}
+
+// forget drops the stores and field managers built for the resource now
+// registered as gvr, which is being replaced or removed.
+func (r *Registry) forget(gvr schema.GroupVersionResource) {
+	old := r.resources.Get(gvr)
+	if old == nil {
+		return
+	}
+	for k := range r.stores {
+		if k.res == old {
+			delete(r.stores, k)
+		}
+	}
+	r.fields.forget(old)
 }
 
 // Resources returns the resource descriptions the registry serves.

@@ -43,6 +43,9 @@ func (s *Store) strategy() resource.Strategy {
 // PatchTypes returns the patch media types the resource accepts.
 func (s *Store) PatchTypes() []string {
 	ts := []string{string(types.JSONPatchType), string(types.MergePatchType)}
+	if s.isScale() {
+		return append(ts, string(types.StrategicMergePatchType))
+	}
 	if s.res.Typed() {
 		ts = append(ts, string(types.StrategicMergePatchType))
 	}

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"reflect"
 	"strconv"
 
@@ -19,6 +20,13 @@ import (
 // concurrent change.
 func (s *Store) Update(ctx context.Context, ns, name string, obj runtime.Object, opts WriteOptions) (Result, error) {
 	wp := &writeParams{WriteOptions: opts}
+	if scale, ok := obj.(*autoscalingv1.Scale); ok && s.isScale() {
+		data, err := s.updateScale(ctx, ns, name, scale, wp)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Data: data, Warnings: wp.warnings}, nil
+	}
 	data, err := s.replace(ctx, ns, name, obj, wp)
 	if err != nil {
 		return Result{}, err

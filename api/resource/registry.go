@@ -30,6 +30,13 @@ func (reg *Registry) Add(r *Resource) {
 	reg.resources[r.GroupVersion().WithResource(r.Plural)] = r
 }
 
+// Remove unregisters the resource of gvr, if any.
+func (reg *Registry) Remove(gvr schema.GroupVersionResource) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	delete(reg.resources, gvr)
+}
+
 // Get returns the resource for gvr, or nil.
 func (reg *Registry) Get(gvr schema.GroupVersionResource) *Resource {
 	reg.mu.RLock()

@@ -69,6 +69,10 @@ type Resource struct {
 
 	// Subresources are the subresources served, such as status.
 	Subresources []Subresource
+
+	// Schema, for a resource without a Go type, is the shape of its
+	// objects (a custom resource's); nil means any JSON object.
+	Schema Schema
 }
 
 // AllVerbs are the verbs of a fully served resource.

@@ -1,5 +1,10 @@
 package resource
 
+import (
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
 // Subresource is a subresource of a resource's objects, served at
 // .../{name}/{Subresource.Name}.
 //
@@ -16,6 +21,23 @@ type Subresource struct {
 	// Strategy runs on writes through the subresource instead of the
 	// resource's Strategy; nil means DefaultStrategy.
 	Strategy Strategy
+	// Scale, when set, makes the subresource the object's autoscaling/v1
+	// Scale (a custom resource's /scale): reads return a Scale computed
+	// from the object, writes take a Scale and set the object's desired
+	// replicas. Strategy is not used.
+	Scale *Scale
+}
+
+// Scale locates the fields of an object a Scale subresource shows, as
+// simple JSON paths (".spec.replicas").
+type Scale struct {
+	// SpecReplicasPath is the desired replicas, read and written.
+	SpecReplicasPath string
+	// StatusReplicasPath is the observed replicas, read only.
+	StatusReplicasPath string
+	// LabelSelectorPath, if set, is the serialized label selector of the
+	// observed replicas (status.selector), read only.
+	LabelSelectorPath string
 }
 
 // SubresourceVerbs are the verbs of a subresource whose Verbs are nil.
@@ -49,3 +71,14 @@ func (r *Resource) Subresource(name string) *Subresource {
 
 // HasSubresource reports whether r serves the subresource called name.
 func (r *Resource) HasSubresource(name string) bool { return r.Subresource(name) != nil }
+
+// ScaleResource describes the autoscaling/v1 Scale objects that the scale
+// subresource of parent reads and writes, for decoding request bodies and
+// encoding responses; errors still name parent.
+func ScaleResource(parent *Resource) *Resource {
+	return &Resource{
+		Group: autoscalingv1.GroupName, Version: "v1", Kind: "Scale", ListKind: "ScaleList",
+		Plural: parent.Plural, Singular: parent.Singular, Namespaced: parent.Namespaced,
+		New: func() runtime.Object { return &autoscalingv1.Scale{} },
+	}
+}
