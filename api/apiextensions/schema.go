@@ -26,6 +26,8 @@ import (
 // never modified.
 type versionSchema struct {
 	gvk schema.GroupVersionKind
+	// storage is the CRD's storage version.
+	storage string
 	// structural is nil when the CRD keeps unknown fields everywhere
 	// (spec.preserveUnknownFields, v1beta1 only) or has no schema.
 	structural      *structuralschema.Structural
@@ -40,7 +42,7 @@ type versionSchema struct {
 // kube-apiserver's custom resource handler does.
 func newVersionSchema(crd *apiextensionsv1.CustomResourceDefinition, version *apiextensionsv1.CustomResourceDefinitionVersion) (*versionSchema, error) {
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version.Name, Kind: crd.Spec.Names.Kind}
-	vs := &versionSchema{gvk: gvk, preserveUnknown: crd.Spec.PreserveUnknownFields}
+	vs := &versionSchema{gvk: gvk, storage: storageVersion(crd), preserveUnknown: crd.Spec.PreserveUnknownFields}
 	var props *apiextensionsinternal.JSONSchemaProps
 	if version.Schema != nil && version.Schema.OpenAPIV3Schema != nil {
 		internal := &apiextensionsinternal.CustomResourceValidation{}
@@ -179,6 +181,19 @@ func jsonSchema(s *spec.Schema) *spec.Schema {
 		return s
 	}
 	return out
+}
+
+// StorageVersion implements resource.Schema.
+func (vs *versionSchema) StorageVersion() string { return vs.storage }
+
+// storageVersion is the version crd stores its objects in.
+func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return v.Name
+		}
+	}
+	return ""
 }
 
 // Fingerprint implements resource.Schema.

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -59,6 +60,9 @@ func decodeConverted(res *resource.Resource, data []byte) (runtime.Object, error
 // EncodeStored returns the stored form of obj.
 func EncodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
 	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
+	if u, ok := obj.(*unstructured.Unstructured); ok && res.Schema != nil && res.Schema.StorageVersion() != res.Version {
+		obj = inStorageVersion(res, u)
+	}
 	if res.StoredAs != nil {
 		stored, err := res.StoredAs.ToStored(obj)
 		if err != nil {
@@ -72,6 +76,17 @@ func EncodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
 		return nil, apierrors.NewInternalError(err)
 	}
 	return b, nil
+}
+
+// inStorageVersion returns u as stored: with the apiVersion of the
+// resource's storage version (the None conversion), u itself unchanged.
+func inStorageVersion(res *resource.Resource, u *unstructured.Unstructured) *unstructured.Unstructured {
+	content := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		content[k] = v
+	}
+	content["apiVersion"] = schema.GroupVersion{Group: res.Group, Version: res.Schema.StorageVersion()}.String()
+	return &unstructured.Unstructured{Object: content}
 }
 
 // ServedData returns the JSON of a stored object in the version res

@@ -116,7 +116,10 @@ func (s *Store) updateScale(ctx context.Context, ns, name string, scale *autosca
 			read = ReadOptions{Consistency: MostRecent}
 			continue
 		}
-		return data, err
+		if err != nil {
+			return nil, storeError(err, s.res, name)
+		}
+		return data, nil
 	}
 }
 
@@ -148,7 +151,10 @@ func (s *Store) patchScale(ctx context.Context, ns, name string, pt types.PatchT
 		if IsConflict(err) {
 			continue
 		}
-		return data, err
+		if err != nil {
+			return nil, storeError(err, s.res, name)
+		}
+		return data, nil
 	}
 }
 
@@ -163,13 +169,9 @@ func (s *Store) writeReplicas(ctx context.Context, cur Object, replicas int32, w
 	if err := unstructured.SetNestedField(u.Object, int64(replicas), splitJSONPath(s.sub.Scale.SpecReplicasPath)...); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	main := s.reg.Store(s.res)
-	data, err := main.commitUpdate(ctx, cur, u, wp)
+	data, err := s.reg.Store(s.res).commitUpdate(ctx, cur, u, wp)
 	if err != nil {
-		if IsConflict(err) {
-			return nil, err
-		}
-		return nil, storeError(err, s.res, u.GetName())
+		return nil, err
 	}
 	return s.scaleData(data)
 }

@@ -32,4 +32,8 @@ type Schema interface {
 	// Fingerprint identifies the schema's content, for caches of
 	// documents and type information derived from it.
 	Fingerprint() string
+	// StorageVersion is the version whose apiVersion stored objects
+	// carry, whatever version they were written in: the versions of a
+	// resource share its storage keys.
+	StorageVersion() string
 }

@@ -97,10 +97,12 @@ func (c *Controller) finalize(ctx context.Context, cur registry.Object, n *corev
 // by finalizers, or failed).
 func (c *Controller) deleteContent(ctx context.Context, ns string) int {
 	remaining := 0
+	seen := map[string]bool{}
 	for _, res := range c.reg.Resources().All() {
-		if !res.Namespaced {
-			continue
+		if !res.Namespaced || seen[res.Prefix("")] {
+			continue // versions of a resource share its storage
 		}
+		seen[res.Prefix("")] = true
 		list, err := c.store.List(ctx, res.Prefix(ns), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.Any}})
 		if err != nil {
 			remaining++
