@@ -91,4 +91,5 @@ const (
 	extIntOrString           = "x-kubernetes-int-or-string"
 	extPreserveUnknownFields = "x-kubernetes-preserve-unknown-fields"
 	extEmbeddedResource      = "x-kubernetes-embedded-resource"
+	extSelectableFields      = "x-kubernetes-selectable-fields"
 )

@@ -48,7 +48,30 @@ func (b *builder) defineUntyped(r *resource.Resource) (object, list string) {
 	}
 	list = untypedName(gvk.GroupVersion().WithKind(listKind(r)))
 	b.defineList(list, object, r)
+	if fields := selectableFields(r); fields != nil {
+		b.defs[object].AddExtension(extSelectableFields, fields)
+		b.defs[list].AddExtension(extSelectableFields, fields)
+	}
 	return object, list
+}
+
+// selectableFields is the x-kubernetes-selectable-fields extension of a
+// custom resource: the fields its field selectors take beside metadata's,
+// as kube-apiserver publishes them; nil for none.
+func selectableFields(r *resource.Resource) []any {
+	if r.Schema == nil || len(r.Fields) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(r.Fields))
+	for name := range r.Fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make([]any, len(names))
+	for i, name := range names {
+		out[i] = map[string]any{"fieldPath": name}
+	}
+	return out
 }
 
 // defineList defines, under name, a list of r's objects whose schema is
