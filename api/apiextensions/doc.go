@@ -1,7 +1,7 @@
 // Package apiextensions serves apiextensions.k8s.io/v1
-// CustomResourceDefinitions.
+// CustomResourceDefinitions and the custom resources they define.
 //
-// CRDResource describes the resource: its naming, its Table and its
+// CRDResource describes the CRD resource: its naming, its Table and its
 // strategies, which default, prepare and validate a CRD as kube-apiserver
 // v1.37 does with its default feature gates. kube's strategy works on the
 // internal apiextensions type; ours prepares the v1 object in place and
@@ -12,6 +12,14 @@
 // AcceptNames and Establish are the pure part of kube's naming and
 // establishing controllers: given a CRD, the other CRDs and the built-in
 // resources, they compute status.acceptedNames and the NamesAccepted and
-// Established conditions. Running them, writing the status and
-// re-examining the CRDs of a group whose names changed is the caller's.
+// Established conditions. api/controllers/crd runs them on the leader.
+//
+// Resources describes the served versions of a CRD as untyped resources
+// whose resource.Schema is the version's compiled structural schema
+// (schema.go: pruning, defaulting, OpenAPI) and whose strategy validates
+// as kube's custom resource strategy does (strategy.go: OpenAPI schema,
+// list types, embedded metadata, CEL rules, ratcheting). Serving keeps a
+// node's served resources in step with the CRDs in its committed state.
+// Everything schema-related is apiextensions-apiserver's own code, called
+// as functions; its server and registry are not used.
 package apiextensions
