@@ -114,6 +114,21 @@ func TestCustomResourcesOnEveryNode(t *testing.T) {
 		t.Errorf("status = %+v, want accepted plural widgets and storedVersions [v1]", crd.Status)
 	}
 
+	t.Run("discovery", func(t *testing.T) {
+		var list metav1.APIResourceList
+		f.do(t, http.MethodGet, "/apis/"+widgetGroup+"/v1", nil).wantCode(t, http.StatusOK).decode(t, &list)
+		byName := map[string]metav1.APIResource{}
+		for _, r := range list.APIResources {
+			byName[r.Name] = r
+		}
+		if w := byName["widgets"]; w.Kind != "Widget" || !w.Namespaced || len(w.ShortNames) != 1 || w.ShortNames[0] != "wd" || len(w.Categories) != 1 || w.Categories[0] != "all" {
+			t.Errorf("widgets in discovery = %+v, want kind Widget, namespaced, short name wd, category all", w)
+		}
+		if sc := byName["widgets/scale"]; sc.Group != "autoscaling" || sc.Version != "v1" || sc.Kind != "Scale" {
+			t.Errorf("widgets/scale in discovery = %+v, want autoscaling/v1 Scale", sc)
+		}
+	})
+
 	t.Run("defaulted and pruned", func(t *testing.T) {
 		r := f.do(t, http.MethodPost, widgetsPath+"?fieldValidation=Warn", widget("w1", map[string]any{"replicas": 2, "extra": true})).wantCode(t, http.StatusCreated)
 		if w := r.Header.Get("Warning"); !strings.Contains(w, `unknown field \"spec.extra\"`) {

@@ -55,17 +55,28 @@ func aggregatedResource(r *resource.Resource) apidiscoveryv2.APIResourceDiscover
 	}
 }
 
-// subresourceDiscovery lists r's subresources; each responds with r's
-// kind.
+// subresourceDiscovery lists r's subresources with the kind each
+// responds with.
 func subresourceDiscovery(r *resource.Resource) []apidiscoveryv2.APISubresourceDiscovery {
 	var out []apidiscoveryv2.APISubresourceDiscovery
 	for i := range r.Subresources {
 		sub := &r.Subresources[i]
+		kind := subresourceKind(r, sub)
 		out = append(out, apidiscoveryv2.APISubresourceDiscovery{
 			Subresource:  sub.Name,
-			ResponseKind: &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind},
+			ResponseKind: &kind,
 			Verbs:        sub.ServedVerbs(),
 		})
 	}
 	return out
+}
+
+// subresourceKind is the kind sub responds with: r's own, or
+// autoscaling/v1 Scale for a scale subresource.
+func subresourceKind(r *resource.Resource, sub *resource.Subresource) metav1.GroupVersionKind {
+	if sub.Scale != nil {
+		s := resource.ScaleResource(r)
+		return metav1.GroupVersionKind{Group: s.Group, Version: s.Version, Kind: s.Kind}
+	}
+	return metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 }

@@ -85,14 +85,20 @@ func apiResource(r *resource.Resource) metav1.APIResource {
 }
 
 // apiSubresource describes one subresource in a legacy resource list, as
-// "plural/sub" with the resource's kind.
+// "plural/sub" with the kind it responds with; a kind of another group
+// (a scale's autoscaling/v1 Scale) is named with its group and version.
 func apiSubresource(r *resource.Resource, sub *resource.Subresource) metav1.APIResource {
-	return metav1.APIResource{
+	kind := subresourceKind(r, sub)
+	out := metav1.APIResource{
 		Name:       r.Plural + "/" + sub.Name,
 		Namespaced: r.Namespaced,
-		Kind:       r.Kind,
+		Kind:       kind.Kind,
 		Verbs:      sub.ServedVerbs(),
 	}
+	if kind.Group != r.Group || kind.Version != r.Version {
+		out.Group, out.Version = kind.Group, kind.Version
+	}
+	return out
 }
 
 // storageVersionHash is the opaque storage-version token kube-apiserver
