@@ -40,6 +40,8 @@ var layeringRules = []layerRule{
 		why: "the API reaches state only through the store's facade, never bbolt or the state machine"},
 	{from: "api/registry", forbid: []string{"api/handlers", "api/controllers"},
 		why: "the rules of each verb sit below the HTTP adapters and the controllers that use them"},
+	{from: "api/apiextensions", forbid: []string{"api/handlers", "api/controllers"},
+		why: "custom resources are descriptions, schemas and strategies that the registry and handlers serve like any other resource"},
 	{from: "api/controllers", forbid: []string{"api/handlers"},
 		why: "controllers are clients of the registry, not of the HTTP layer"},
 	{from: "cluster", allow: []string{"cluster", "api", "raftstore"},
