@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/apiextensions"
-	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -72,16 +71,11 @@ func (c *Controller) setTerminating(ctx context.Context, crd *apiextensionsv1.Cu
 	}
 	next := crd.DeepCopy()
 	apiextensions.SetCondition(&next.Status, cond, c.now())
-	store := c.reg.Subresource(c.crds, c.crds.Subresource("status"))
-	res, err := store.Update(ctx, "", next.Name, next, registry.WriteOptions{Manager: manager})
+	stored, err := c.writeStatus(ctx, next)
 	if err != nil {
 		return err
 	}
-	stored, err := codec.DecodeStored(c.crds, res.Data)
-	if err != nil {
-		return err
-	}
-	*crd = *stored.(*apiextensionsv1.CustomResourceDefinition)
+	*crd = *stored
 	return nil
 }
 

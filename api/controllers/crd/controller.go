@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -88,12 +89,17 @@ func (c *Controller) reconcile(ctx context.Context) uint64 {
 		}
 		crds = append(crds, crd)
 	}
-	for _, crd := range crds {
+	// The oldest CRD's names first, as kube's queue takes them in order.
+	slices.SortStableFunc(crds, func(a, b *apiextensionsv1.CustomResourceDefinition) int {
+		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
+	})
+	for i, crd := range crds {
 		if crd.DeletionTimestamp != nil {
 			c.cleanup(ctx, crd)
 			continue
 		}
-		c.name(ctx, crd, crds)
+		// The names just accepted count for the CRDs after this one.
+		crds[i] = c.name(ctx, crd, crds)
 	}
 	return list.Revision
 }

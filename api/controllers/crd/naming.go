@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/raftapi/raftapi/api/apiextensions"
+	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/registry"
 )
 
@@ -17,8 +18,9 @@ import (
 const manager = "kube-apiserver"
 
 // name accepts crd's names and establishes it, as kube's naming and
-// establishing controllers do, in one status write.
-func (c *Controller) name(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, all []*apiextensionsv1.CustomResourceDefinition) {
+// establishing controllers do, in one status write. It returns crd as
+// stored after the write (crd itself when nothing was written).
+func (c *Controller) name(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, all []*apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	next := crd.DeepCopy()
 	now := c.now()
 	if apiextensions.NeedsNaming(crd) {
@@ -31,19 +33,31 @@ func (c *Controller) name(ctx context.Context, crd *apiextensionsv1.CustomResour
 		apiextensions.SetCondition(&next.Status, cond, now)
 	}
 	if equality.Semantic.DeepEqual(next.Status, crd.Status) {
-		return
+		return crd
 	}
-	if err := c.writeStatus(ctx, next); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-		c.log.Warn("crd controller: writing status", "crd", crd.Name, "err", err)
+	stored, err := c.writeStatus(ctx, next)
+	if err != nil {
+		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			c.log.Warn("crd controller: writing status", "crd", crd.Name, "err", err)
+		}
+		return crd
 	}
+	return stored
 }
 
 // writeStatus stores crd's status, with crd's resourceVersion as the
-// precondition.
-func (c *Controller) writeStatus(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) error {
+// precondition, and returns the CRD as stored.
+func (c *Controller) writeStatus(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
 	store := c.reg.Subresource(c.crds, c.crds.Subresource("status"))
-	_, err := store.Update(ctx, "", crd.Name, crd, registry.WriteOptions{Manager: manager})
-	return err
+	res, err := store.Update(ctx, "", crd.Name, crd, registry.WriteOptions{Manager: manager})
+	if err != nil {
+		return nil, err
+	}
+	stored, err := codec.DecodeStored(c.crds, res.Data)
+	if err != nil {
+		return nil, err
+	}
+	return stored.(*apiextensionsv1.CustomResourceDefinition), nil
 }
 
 // writeObject stores crd (its metadata: finalizers), with crd's
