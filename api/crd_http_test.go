@@ -429,3 +429,26 @@ func TestCustomResourceVersions(t *testing.T) {
 		t.Errorf("group %+v, want v1 preferred of two versions", group)
 	}
 }
+
+// TestCustomResourceWithoutStatusSubresource counts status as spec:
+// writes through the resource change it and bump the generation.
+func TestCustomResourceWithoutStatusSubresource(t *testing.T) {
+	tc := newTestCluster(t, 1)
+	s := tc.Leader
+	def := widgetDefinition()
+	v1 := def["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	delete(v1, "subresources")
+	createCRD(t, s, def, widgetsPath)
+	w := widget("plain", map[string]any{})
+	w["status"] = map[string]any{"replicas": 1}
+	var got map[string]any
+	s.do(t, http.MethodPost, widgetsPath, w).wantCode(t, http.StatusCreated).decode(t, &got)
+	if got["status"] == nil {
+		t.Errorf("create dropped status of a CR without a status subresource: %v", got)
+	}
+	s.do(t, http.MethodPatch, widgetsPath+"/plain", `{"status":{"replicas":2}}`, contentType("application/merge-patch+json")).wantCode(t, http.StatusOK).decode(t, &got)
+	if got["status"].(map[string]any)["replicas"] != float64(2) || got["metadata"].(map[string]any)["generation"] != float64(2) {
+		t.Errorf("status patch = %v, want status.replicas 2 and generation 2", got)
+	}
+	s.do(t, http.MethodGet, widgetsPath+"/plain/status", nil).wantStatus(t, http.StatusNotFound, metav1.StatusReasonNotFound)
+}

@@ -121,7 +121,7 @@ func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.
 	if err != nil {
 		return nil, err
 	}
-	same, specChanged := compareStored(data, cur.Data)
+	same, specChanged := compareStored(data, cur.Data, !s.res.HasSubresource(statusResource))
 	if same {
 		return cur.Data, nil
 	}
@@ -170,8 +170,10 @@ func checkIdentity(res *resource.Resource, obj runtime.Object, ns, name string) 
 // compareStored compares two stored forms of an object: same when they
 // differ at most in metadata.resourceVersion and key order, specChanged
 // when anything outside metadata and status differs (the change that
-// bumps metadata.generation). Each form is decoded once.
-func compareStored(a, b []byte) (same, specChanged bool) {
+// bumps metadata.generation) — status included when statusIsSpec, for a
+// resource without a status subresource, as kube's custom resource
+// strategy counts it. Each form is decoded once.
+func compareStored(a, b []byte, statusIsSpec bool) (same, specChanged bool) {
 	ma, errA := codec.ContentMap(a)
 	mb, errB := codec.ContentMap(b)
 	if errA != nil || errB != nil {
@@ -181,9 +183,12 @@ func compareStored(a, b []byte) (same, specChanged bool) {
 	mdB, _ := mb["metadata"].(map[string]any)
 	delete(ma, "metadata")
 	delete(mb, "metadata")
-	statusA, statusB := ma["status"], mb["status"]
-	delete(ma, "status")
-	delete(mb, "status")
+	var statusA, statusB any
+	if !statusIsSpec {
+		statusA, statusB = ma["status"], mb["status"]
+		delete(ma, "status")
+		delete(mb, "status")
+	}
 	specChanged = !reflect.DeepEqual(ma, mb)
 	delete(mdA, "resourceVersion")
 	delete(mdB, "resourceVersion")
