@@ -3,13 +3,16 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/raftapi/raftapi/api"
 	"github.com/raftapi/raftapi/raftstore"
+	"github.com/raftapi/raftapi/raftstore/storetest"
 )
 
 // The CRD of these tests: namespaced widgets in crd.raftapi.io with a
@@ -451,4 +454,22 @@ func TestCustomResourceWithoutStatusSubresource(t *testing.T) {
 		t.Errorf("status patch = %v, want status.replicas 2 and generation 2", got)
 	}
 	s.do(t, http.MethodGet, widgetsPath+"/plain/status", nil).wantStatus(t, http.StatusNotFound, metav1.StatusReasonNotFound)
+}
+
+// TestPathsIncompleteBeforeCRDsServed answers 503, not 404, for a path
+// the server does not serve while it has not yet served the CRDs it had
+// at start, as kube-apiserver does before its CRD informer has synced;
+// built-in paths serve meanwhile.
+func TestPathsIncompleteBeforeCRDsServed(t *testing.T) {
+	c := storetest.NewCluster(t, 1)
+	srv := api.NewServer(c.Nodes[c.WaitForLeader()].Store, api.Options{}) // not Run: no CRD served yet
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	s := &testServer{URL: hs.URL}
+	st := s.do(t, http.MethodGet, widgetsPath, nil).wantStatus(t, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable)
+	if !strings.Contains(st.Message, "before all known HTTP paths have been installed") {
+		t.Errorf("message %q, want kube's", st.Message)
+	}
+	s.do(t, http.MethodGet, widgetsPath, nil).wantRetryAfter(t)
+	s.do(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", nil).wantCode(t, http.StatusOK)
 }

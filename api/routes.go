@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/discovery"
@@ -37,6 +38,10 @@ func (s *Server) rebuildRoutes() {
 		s.resourceRoutes(router, res)
 	}
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.pathsComplete() {
+			handlers.WriteStatus(w, pathsIncomplete())
+			return
+		}
 		handlers.WriteStatus(w, notFound(r))
 	})
 	router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,6 +126,27 @@ func (s *Server) subresourceRoutes(router *mux.Router, res *resource.Resource, i
 			}
 		}
 	}
+}
+
+// pathsComplete reports whether the routes hold every resource this node
+// has: the custom resources of the CRDs in its state are published.
+func (s *Server) pathsComplete() bool {
+	select {
+	case <-s.serving.Synced():
+		return true
+	default:
+		return false
+	}
+}
+
+// pathsIncomplete is kube-apiserver's answer to a request for a path it
+// does not serve yet while it is still installing paths (its CRDs not yet
+// synced): 503, retry after 5 seconds, rather than a 404 that would tell
+// a client an established resource does not exist.
+func pathsIncomplete() error {
+	err := apierrors.NewServiceUnavailable("the request has been made before all known HTTP paths have been installed, please try again")
+	err.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: 5}
+	return err
 }
 
 // notFound is the 404 of a path no route serves.

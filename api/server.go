@@ -125,9 +125,7 @@ func (s *Server) Run(ctx context.Context) {
 // namespace and serves the custom resources of the CRDs it had at start,
 // an error naming what is missing otherwise.
 func (s *Server) SystemNamespacesReady() error {
-	select {
-	case <-s.serving.Synced():
-	default:
+	if !s.pathsComplete() {
 		return errors.New("custom resources not served yet")
 	}
 	return s.namespaces.Ready()

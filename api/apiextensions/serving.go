@@ -55,17 +55,26 @@ func NewServing(storage registry.Storage, crds *resource.Resource, pub Publisher
 func (s *Serving) Synced() <-chan struct{} { return s.synced }
 
 // Run reconciles until ctx ends: once at start, then after every change
-// of a CRD, relisting after a broken watch.
+// of a CRD, relisting after a broken watch. The first list is a Most
+// Recent read, so Synced means every CRD committed before the node
+// started (or restarted) is served, not only those its state had applied;
+// later ones read the node's own state.
 func (s *Serving) Run(ctx context.Context) {
 	first := true
 	for ctx.Err() == nil {
-		rev, err := s.reconcile(ctx)
+		consistency := registry.Any
+		if first {
+			consistency = registry.MostRecent
+		}
+		rev, err := s.reconcile(ctx, consistency)
 		if first && err == nil {
 			close(s.synced)
 			first = false
 		}
 		if err != nil {
-			s.log.Warn("custom resources: listing definitions", "err", err)
+			if !first {
+				s.log.Warn("custom resources: listing definitions", "err", err)
+			}
 			sleep(ctx, time.Second)
 			continue
 		}
@@ -91,8 +100,8 @@ func (s *Serving) waitForChange(ctx context.Context, rev uint64) {
 
 // reconcile publishes the resources of the CRDs stored now and returns
 // the revision it listed at.
-func (s *Serving) reconcile(ctx context.Context) (uint64, error) {
-	list, err := s.storage.List(ctx, s.crds.Prefix(""), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.Any}})
+func (s *Serving) reconcile(ctx context.Context, consistency registry.Consistency) (uint64, error) {
+	list, err := s.storage.List(ctx, s.crds.Prefix(""), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: consistency}})
 	if err != nil {
 		return 0, err
 	}

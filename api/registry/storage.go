@@ -16,6 +16,8 @@ type (
 	ListResult = raftstore.ListResult
 	// ReadOptions select the state a read sees.
 	ReadOptions = raftstore.ReadOptions
+	// Consistency is the state a read sees (MostRecent, Any, ...).
+	Consistency = raftstore.Consistency
 	// StoreListOptions select a page of a list in the store.
 	StoreListOptions = raftstore.ListOptions
 	// WatchOptions select what a store watch streams.

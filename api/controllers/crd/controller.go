@@ -35,42 +35,42 @@ func New(reg *registry.Registry, crds *resource.Resource, builtins []*resource.R
 }
 
 // Run reconciles while this node leads, until ctx ends: after every
-// change of a CRD and every resyncInterval.
+// change of a CRD (one watch kept open while leading) and every
+// resyncInterval.
 func (c *Controller) Run(ctx context.Context) {
-	for ctx.Err() == nil {
-		var rev uint64
-		if c.reg.Storage().IsLeader() {
-			rev = c.reconcile(ctx)
+	t := time.NewTicker(resyncInterval)
+	defer t.Stop()
+	var w registry.Watcher
+	stop := func() {
+		if w != nil {
+			w.Stop()
+			w = nil
 		}
-		c.waitForChange(ctx, rev)
 	}
-}
-
-// waitForChange returns after a change of a CRD after rev (0: none
-// watched), or after resyncInterval.
-func (c *Controller) waitForChange(ctx context.Context, rev uint64) {
-	ctx, cancel := context.WithTimeout(ctx, resyncInterval)
-	defer cancel()
-	if rev == 0 {
-		<-ctx.Done()
-		return
-	}
-	w, err := c.reg.Storage().Watch(ctx, c.crds.Prefix(""), registry.WatchOptions{Revision: rev, Recursive: true})
-	if err != nil {
-		<-ctx.Done()
-		return
-	}
-	defer w.Stop()
-	for {
+	defer stop()
+	for ctx.Err() == nil {
+		if !c.reg.Storage().IsLeader() {
+			stop()
+		} else if rev := c.reconcile(ctx); w == nil && rev != 0 {
+			w, _ = c.reg.Storage().Watch(ctx, c.crds.Prefix(""), registry.WatchOptions{Revision: rev, Recursive: true})
+		}
 		select {
 		case <-ctx.Done():
-			return
-		case ev, ok := <-w.ResultChan():
-			if !ok || ev.Type != registry.Bookmark {
-				return
+		case <-t.C:
+		case _, ok := <-events(w):
+			if !ok {
+				stop()
 			}
 		}
 	}
+}
+
+// events is w's channel, or nil (never ready) without a watch.
+func events(w registry.Watcher) <-chan registry.WatchEvent {
+	if w == nil {
+		return nil
+	}
+	return w.ResultChan()
 }
 
 // reconcile makes one pass over the CRDs and returns the revision it
