@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/raftapi/raftapi/chaos/traffic"
 )
 
 // Config describes one run.
@@ -26,6 +28,12 @@ type Config struct {
 	Between, Hold [2]time.Duration
 	// Workloads is a comma-separated subset of register, list, watch.
 	Workloads string
+	// Resources is a comma-separated subset of configmaps and
+	// chaosobjects, the register resources every workload uses; a run
+	// with chaosobjects first creates their CustomResourceDefinition.
+	Resources string
+	// resources is Resources parsed by validate.
+	resources []traffic.Resource
 	// RegisterClients, ListClients and Watchers size the workloads;
 	// MaxOps bounds the register and list operations.
 	RegisterClients, ListClients, Watchers int
@@ -46,7 +54,7 @@ type Config struct {
 func Defaults() Config {
 	return Config{Name: "chaos", Nodes: 3, Duration: 2 * time.Minute, Quiet: 10 * time.Second, Faults: "all",
 		Between: [2]time.Duration{5 * time.Second, 10 * time.Second}, Hold: [2]time.Duration{5 * time.Second, 10 * time.Second},
-		Workloads: "register,list,watch", RegisterClients: 6, ListClients: 2, Watchers: 6, Timeout: 8 * time.Second,
+		Workloads: "register,list,watch", Resources: "configmaps,chaosobjects", RegisterClients: 6, ListClients: 2, Watchers: 6, Timeout: 8 * time.Second,
 		Out: "chaos-report", Log: func(string, ...any) {}}
 }
 
@@ -74,6 +82,10 @@ func (c *Config) validate() error {
 	}
 	if !on["watch"] {
 		c.Watchers = 0
+	}
+	var err error
+	if c.resources, err = traffic.ParseResources(c.Resources); err != nil {
+		return fmt.Errorf("chaos: %w", err)
 	}
 	return nil
 }

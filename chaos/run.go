@@ -102,6 +102,8 @@ func (r *run) main(ctx context.Context) report.Summary {
 	var runErr error
 	if err := r.createNamespace(ctx, client); err != nil {
 		runErr = err
+	} else if err := r.createDefinitions(ctx, client); err != nil {
+		runErr = err
 	}
 	mctx, stopMonitor := context.WithCancel(ctx)
 	defer stopMonitor()
@@ -114,7 +116,7 @@ func (r *run) main(ctx context.Context) report.Summary {
 	r.cfg.Log("quiet period until %s", end.Format(time.TimeOnly))
 	sleepUntil(ctx, end)
 	t.StopClients()
-	runErr = errors.Join(runErr, r.finish(ctx, t, stopWatchers))
+	runErr = errors.Join(runErr, r.finish(ctx, t, client, stopWatchers))
 	stopMonitor()
 	if ctx.Err() != nil {
 		runErr = errors.Join(runErr, errors.New("chaos: run interrupted"))
@@ -141,34 +143,38 @@ func (r *run) faults(ctx context.Context, deadline time.Time) error {
 	return s.Run(ctx, deadline)
 }
 
-// finish waits for a healthy cluster, reads the final state, and stops
-// the watchers once they have seen every change.
-func (r *run) finish(ctx context.Context, t *traffic.Traffic, stopWatchers context.CancelFunc) error {
+// finish waits for a healthy cluster that serves every resource of the
+// run on every node, reads the final state, and stops the watchers once
+// they have seen every change.
+func (r *run) finish(ctx context.Context, t *traffic.Traffic, c *traffic.Client, stopWatchers context.CancelFunc) error {
 	hctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	err := r.cl.WaitHealthy(hctx)
 	if err != nil {
 		err = fmt.Errorf("chaos: cluster unhealthy after the faults stopped: %w", err)
+	} else if serr := r.waitAllServed(ctx, c, 60*time.Second); serr != nil {
+		err = fmt.Errorf("chaos: a custom resource is not served on every node after the faults stopped: %w", serr)
 	}
 	r.cfg.Log("final reads")
 	t.Final(ctx)
-	t.StopWatchers(lastChange(r.rec.History()), 45*time.Second, stopWatchers)
+	t.StopWatchers(lastChanges(r.rec.History()), 45*time.Second, stopWatchers)
 	return err
 }
 
-// lastChange is the highest resourceVersion of a change the history
-// knows of: every watcher must get there.
-func lastChange(h *history.History) int64 {
-	var rv int64
+// lastChanges is, per resource, the highest resourceVersion of a change
+// of it the history knows of: every watcher of the resource must get
+// there.
+func lastChanges(h *history.History) map[string]int64 {
+	rv := map[string]int64{}
 	for _, o := range h.Ops {
 		if o.Outcome != history.OK {
 			continue
 		}
-		if o.Kind == history.Create || o.Kind == history.Update || o.Kind == history.Get {
-			rv = max(rv, o.ResultRV)
+		if o.Sets() || o.Kind == history.Get {
+			rv[o.Resource] = max(rv[o.Resource], o.ResultRV)
 		}
 		for _, it := range o.Items {
-			rv = max(rv, it.RV)
+			rv[o.Resource] = max(rv[o.Resource], it.RV)
 		}
 	}
 	return rv
@@ -183,7 +189,7 @@ func (r *run) apis() map[string]string {
 }
 
 func (r *run) trafficConfig(c *traffic.Client) traffic.Config {
-	return traffic.Config{Client: c, Recorder: r.rec, Nodes: r.cl.Names(),
+	return traffic.Config{Client: c, Recorder: r.rec, Nodes: r.cl.Names(), Resources: r.cfg.resources,
 		RegisterClients: r.cfg.RegisterClients, ListClients: r.cfg.ListClients, Watchers: r.cfg.Watchers,
 		Keys: 5, KeyLifetime: 20 * time.Second, MaxOps: r.cfg.MaxOps, Seed: r.cfg.Seed}
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// ackIndex answers: of the writes acknowledged before time t, which has
-// the highest resourceVersion?
+// ackIndex answers: of the writes (of any resource) acknowledged before
+// time t, which has the highest resourceVersion?
 type ackIndex struct {
 	byComplete []history.Op // acknowledged writes with an rv, by complete time
 	best       []int        // best[i]: index of the highest rv in byComplete[:i+1]
@@ -16,7 +16,7 @@ type ackIndex struct {
 func newAckIndex(h *history.History) *ackIndex {
 	a := &ackIndex{}
 	for _, o := range h.Ops {
-		if (o.Kind == history.Create || o.Kind == history.Update) && o.Outcome == history.OK && o.ResultRV > 0 {
+		if o.Sets() && o.Outcome == history.OK && o.ResultRV > 0 {
 			a.byComplete = append(a.byComplete, o)
 		}
 	}

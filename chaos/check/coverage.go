@@ -13,12 +13,15 @@ type span struct {
 	State    map[string]history.Item
 }
 
-// spans returns every watcher's stretches: each starts at an anchor (a
-// relist, or the initial-events-end bookmark) and ends at the last
-// resourceVersion the watcher got before its next anchor.
-func spans(h *history.History) []span {
+// spans returns the stretches of every watcher of resource: each starts
+// at an anchor (a relist, or the initial-events-end bookmark) and ends at
+// the last resourceVersion the watcher got before its next anchor.
+func spans(h *history.History, resource string) []span {
 	var out []span
 	for _, evs := range h.WatcherEvents() {
+		if len(evs) == 0 || evs[0].Resource != resource {
+			continue
+		}
 		var cur *span
 		var initial map[string]history.Item
 		for _, e := range evs {
@@ -53,9 +56,10 @@ func appendSpan(out []span, s *span) []span {
 // isResume reports whether a START marker resumed from a resourceVersion.
 func isResume(e history.WatchEvent) bool { return e.RV > 0 }
 
-// cover finds the base state and how far the watchers saw every change.
-func (tl *timeline) cover(h *history.History) {
-	ss := spans(h)
+// cover finds the base state of resource and how far its watchers saw
+// every change.
+func (tl *timeline) cover(h *history.History, resource string) {
+	ss := spans(h, resource)
 	if len(ss) == 0 {
 		return
 	}

@@ -13,10 +13,11 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// Linearizable checks the register workload per key with porcupine.
-// Reads with an unknown outcome and writes that definitely failed without
-// saying why are left out; writes with an unknown outcome may have taken
-// effect at any time after their invocation.
+// Linearizable checks the register workload per key (of each resource)
+// with porcupine. Reads with an unknown outcome, writes that definitely
+// failed without saying why and requests a node answered without serving
+// the resource (Op.Unserved) are left out; writes with an unknown outcome
+// may have taken effect at any time after their invocation.
 func Linearizable(h *history.History, timeout time.Duration) Result {
 	r := &Result{Checker: "linearizable", Artifacts: map[string][]byte{}}
 	byKey := registerOps(h)
@@ -46,11 +47,11 @@ func Linearizable(h *history.History, timeout time.Duration) Result {
 }
 
 // registerOps turns the history's register operations into porcupine's,
-// by key.
+// by key label (resource/key).
 func registerOps(h *history.History) map[string][]porcupine.Operation {
 	out := map[string][]porcupine.Operation{}
 	for _, o := range h.Ops {
-		if o.Key == "" || o.Kind == history.List {
+		if o.Key == "" || o.Kind == history.List || o.Unserved {
 			continue
 		}
 		in := regInput{Kind: o.Kind, Value: o.Value, PrecondVal: o.PrecondVal}
@@ -69,7 +70,7 @@ func registerOps(h *history.History) map[string][]porcupine.Operation {
 		default:
 			continue
 		}
-		out[o.Key] = append(out[o.Key], porcupine.Operation{ClientId: o.Client, Input: in, Call: o.Invoke, Output: res, Return: ret, Metadata: o.ID})
+		out[o.KeyLabel()] = append(out[o.KeyLabel()], porcupine.Operation{ClientId: o.Client, Input: in, Call: o.Invoke, Output: res, Return: ret, Metadata: o.ID})
 	}
 	return out
 }
@@ -102,11 +103,12 @@ func explain(r *Result, key string, ops []porcupine.Operation, res porcupine.Che
 	if porcupine.CheckOperationsTimeout(lenientModel, ops, timeout) == porcupine.Ok {
 		kind = "update-404-while-present"
 	}
-	r.add(kind, first, "key %s is not linearizable: %d of %d operations fit one order; the first that cannot be placed: %s (see linearizable-%s.html)",
-		key, longest, len(ops), strings.Join(lines, "; "), key)
+	file := "linearizable-" + strings.ReplaceAll(key, "/", "-") + ".html"
+	r.add(kind, first, "key %s is not linearizable: %d of %d operations fit one order; the first that cannot be placed: %s (see %s)",
+		key, longest, len(ops), strings.Join(lines, "; "), file)
 	var buf bytes.Buffer
 	if porcupine.Visualize(registerModel, info, &buf) == nil {
-		r.Artifacts["linearizable-"+key+".html"] = buf.Bytes()
+		r.Artifacts[file] = buf.Bytes()
 	}
 }
 

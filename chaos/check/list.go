@@ -11,21 +11,34 @@ import (
 func Lists(h *history.History, tl *timeline) Result {
 	r := &Result{Checker: "list"}
 	acked := newAckIndex(h)
-	var claims []claim
+	claims := map[string][]claim{}
 	for _, o := range h.Ops {
 		if o.Kind != history.List || o.Outcome != history.OK {
 			continue
 		}
 		r.Checked++
 		checkListRV(r, o, acked)
-		claims = append(claims, claim{rv: o.ResultRV, time: o.Complete, items: o.Items, kind: "wrong-list",
-			what: sprintf("list op %d (%s, limit %d, client %d on %s, %s–%s)", o.ID, o.Mode, o.Limit, o.Client, o.Node, at(o.Invoke), at(o.Complete))})
+		claims[o.Resource] = append(claims[o.Resource], claim{rv: o.ResultRV, time: o.Complete, items: o.Items, kind: "wrong-list",
+			what: sprintf("list op %d (%s, limit %d, client %d on %s, %s–%s)", o.ID, listOf(o), o.Limit, o.Client, o.Node, at(o.Invoke), at(o.Complete))})
 	}
-	checkClaims(r, tl, claims)
+	for res, cs := range claims {
+		checkClaims(r, tl.of(res), cs)
+	}
 	return r.finish()
 }
 
-// checkListRV checks a list's resourceVersion and its pages'.
+// listOf names a list's resource and mode ("chaosobjects exact").
+func listOf(o history.Op) string {
+	if o.Resource == "" {
+		return string(o.Mode)
+	}
+	return o.Resource + " " + string(o.Mode)
+}
+
+// checkListRV checks a list's resourceVersion and its pages'. A Most
+// Recent list must not be older than a write acknowledged before it
+// began, of any resource: its resourceVersion is the node's position in
+// the one log every resource shares.
 func checkListRV(r *Result, o history.Op, acked *ackIndex) {
 	for i, p := range o.Pages {
 		if p != o.ResultRV {
@@ -44,8 +57,8 @@ func checkListRV(r *Result, o history.Op, acked *ackIndex) {
 		}
 	case history.MostRecent:
 		if w, ok := acked.before(o.Invoke); ok && w.ResultRV > o.ResultRV {
-			r.add("stale-list", o.Complete, "Most Recent list op %d on %s (invoked %s) at rv %d, but %s op %d of %s was acknowledged at rv %d at %s",
-				o.ID, o.Node, at(o.Invoke), o.ResultRV, w.Kind, w.ID, w.Key, w.ResultRV, at(w.Complete))
+			r.add("stale-list", o.Complete, "Most Recent %s list op %d on %s (invoked %s) at rv %d, but %s op %d of %s was acknowledged at rv %d at %s",
+				o.Resource, o.ID, o.Node, at(o.Invoke), o.ResultRV, w.Kind, w.ID, w.KeyLabel(), w.ResultRV, at(w.Complete))
 		}
 	}
 }

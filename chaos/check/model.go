@@ -10,8 +10,9 @@ import (
 
 // The register model. Every write sets a value no other write sets, so
 // the state of a key is just its value ("" when it does not exist), and an
-// update's resourceVersion precondition is the value that resourceVersion
-// holds.
+// update's (or patch's) resourceVersion precondition is the value that
+// resourceVersion holds. A patch with a resourceVersion precondition is an
+// update to the model.
 
 // regInput is what a register operation asked for.
 type regInput struct {
@@ -29,15 +30,15 @@ type regOutput struct {
 	RV      int64
 }
 
-// registerModel is a per-key register with create, update (with
-// precondition), delete and get. A write whose outcome is unknown takes
+// registerModel is a per-key register with create, update and patch
+// (with precondition), delete and get. A write whose outcome is unknown takes
 // effect where the model can apply it; porcupine places it after every
 // other operation when it never took effect, as its return is at the end
 // of time.
 var registerModel = modelOf(false)
 
-// lenientModel is registerModel except that an update refused with 404
-// says nothing about the key: it tells a history whose only fault is
+// lenientModel is registerModel except that an update or patch refused
+// with 404 says nothing about the key: it tells a history whose only fault is
 // such refusals from one with worse.
 var lenientModel = modelOf(true)
 
@@ -46,7 +47,7 @@ func modelOf(lenient bool) porcupine.Model {
 		Init: func() interface{} { return "" },
 		Step: func(state, input, output interface{}) (bool, interface{}) {
 			in, out := input.(regInput), output.(regOutput)
-			if lenient && in.Kind == history.Update && out.Code == 404 {
+			if lenient && (in.Kind == history.Update || in.Kind == history.Patch) && out.Code == 404 {
 				return true, state
 			}
 			return step(state.(string), in, out)
@@ -69,7 +70,7 @@ func step(cur string, in regInput, out regOutput) (bool, interface{}) {
 		return cur == out.Value && (cur != "") == out.Found, cur
 	case history.Create:
 		return writeStep(cur, cur == "", in.Value, out, cur != "")
-	case history.Update:
+	case history.Update, history.Patch:
 		return writeStep(cur, cur != "" && cur == in.PrecondVal, in.Value, out, cur != in.PrecondVal)
 	case history.Delete:
 		return writeStep(cur, cur != "", "", out, cur == "")
@@ -112,8 +113,8 @@ func describe(in regInput, out regOutput) string {
 		return fmt.Sprintf("get() -> %s@%d", out.Value, out.RV)
 	case history.Create:
 		return fmt.Sprintf("create(%s) -> %s", in.Value, res)
-	case history.Update:
-		return fmt.Sprintf("update(%s -> %s) -> %s", in.PrecondVal, in.Value, res)
+	case history.Update, history.Patch:
+		return fmt.Sprintf("%s(%s -> %s) -> %s", in.Kind, in.PrecondVal, in.Value, res)
 	}
 	return "delete() -> " + res
 }

@@ -5,10 +5,12 @@ import (
 )
 
 // Observations checks that every value read or watched was written by
-// someone, never by a write that definitely failed, and that one write
-// has one resourceVersion wherever it is seen.
+// someone, never by a write that definitely failed, that one write has
+// one resourceVersion wherever it is seen, and that a node stopped
+// serving a resource only while it restarted (checkServed).
 func Observations(h *history.History, tl *timeline) Result {
 	r := &Result{Checker: "observations"}
+	checkServed(r, h)
 	failed := map[string]history.Op{}
 	for _, o := range h.Ops {
 		if o.IsWrite() && o.Outcome == history.Failed && o.Value != "" {

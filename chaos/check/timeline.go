@@ -10,9 +10,11 @@ import (
 // change is what the log entry at one resourceVersion did to the
 // namespace under test, as the history tells it.
 type change struct {
-	Key     string
-	Value   string
-	Deleted bool
+	// Resource is the collection of the object changed (Op.Resource).
+	Resource string
+	Key      string
+	Value    string
+	Deleted  bool
 	// Source says who told: a watcher's event, a write's response or a read.
 	Source string
 	// Watched is set when a watcher delivered it as an event.
@@ -28,6 +30,13 @@ type conflict struct {
 
 // timeline is the merged history: every change any watcher, write or
 // read saw, by resourceVersion, and how far it is known to be complete.
+//
+// A resourceVersion is an index of the one raft log every resource is
+// stored in, so the timeline newTimeline returns merges every resource:
+// one resourceVersion is one change of one object, whichever its
+// resource, and a disagreement across resources is a conflict too. The
+// watch and list checks work on one resource's view of it (of): its
+// changes only, complete as far as that resource's watchers saw.
 type timeline struct {
 	changes   map[int64]change
 	rvs       []int64 // sorted keys of changes
@@ -38,6 +47,8 @@ type timeline struct {
 	base      int64
 	baseState map[string]history.Item
 	complete  int64
+	// views holds each resource's timeline (merged timeline only).
+	views map[string]*timeline
 }
 
 // newTimeline merges what every watcher, write and read of h saw.
@@ -45,7 +56,7 @@ func newTimeline(h *history.History) *timeline {
 	tl := &timeline{changes: map[int64]change{}}
 	for _, e := range h.Events {
 		if e.IsChange() && !e.Initial {
-			tl.note(e.RV, e.Time, change{Key: e.Key, Value: e.Value, Deleted: e.Type == history.Deleted,
+			tl.note(e.RV, e.Time, change{Resource: e.Resource, Key: e.Key, Value: e.Value, Deleted: e.Type == history.Deleted,
 				Source: fmt.Sprintf("watcher %d event %s at %s", e.Watcher, e.Type, at(e.Time)), Watched: true})
 		}
 	}
@@ -54,18 +65,43 @@ func newTimeline(h *history.History) *timeline {
 	}
 	for _, e := range h.Events {
 		if e.Initial {
-			tl.note(e.RV, e.Time, change{Key: e.Key, Value: e.Value, Source: fmt.Sprintf("watcher %d initial event", e.Watcher)})
+			tl.note(e.RV, e.Time, change{Resource: e.Resource, Key: e.Key, Value: e.Value, Source: fmt.Sprintf("watcher %d initial event", e.Watcher)})
 		}
 		for _, it := range e.Items {
-			tl.note(it.RV, e.Time, change{Key: it.Key, Value: it.Value, Source: fmt.Sprintf("watcher %d relist at rv %d", e.Watcher, e.RV)})
+			tl.note(it.RV, e.Time, change{Resource: e.Resource, Key: it.Key, Value: it.Value, Source: fmt.Sprintf("watcher %d relist at rv %d", e.Watcher, e.RV)})
 		}
 	}
 	for rv := range tl.changes {
 		tl.rvs = append(tl.rvs, rv)
 	}
 	sort.Slice(tl.rvs, func(i, j int) bool { return tl.rvs[i] < tl.rvs[j] })
-	tl.cover(h)
+	tl.views = map[string]*timeline{}
+	for _, res := range h.Resources() {
+		tl.views[res] = tl.view(h, res)
+	}
 	return tl
+}
+
+// view returns resource's timeline: its changes, and how far its watchers
+// saw every one of them.
+func (tl *timeline) view(h *history.History, resource string) *timeline {
+	v := &timeline{changes: map[int64]change{}}
+	for _, rv := range tl.rvs {
+		if c := tl.changes[rv]; c.Resource == resource {
+			v.changes[rv] = c
+			v.rvs = append(v.rvs, rv)
+		}
+	}
+	v.cover(h, resource)
+	return v
+}
+
+// of returns resource's view of the merged timeline.
+func (tl *timeline) of(resource string) *timeline {
+	if v, ok := tl.views[resource]; ok {
+		return v
+	}
+	return &timeline{changes: map[int64]change{}}
 }
 
 // noteOp records what an operation's result says about the log.
@@ -74,16 +110,16 @@ func (tl *timeline) noteOp(o history.Op) {
 		return
 	}
 	src := fmt.Sprintf("%s op %d (client %d, %s) at %s", o.Kind, o.ID, o.Client, o.Node, at(o.Complete))
-	switch o.Kind {
-	case history.Create, history.Update:
-		tl.note(o.ResultRV, o.Complete, change{Key: o.Key, Value: o.Value, Source: src})
-	case history.Get:
+	switch {
+	case o.Sets():
+		tl.note(o.ResultRV, o.Complete, change{Resource: o.Resource, Key: o.Key, Value: o.Value, Source: src})
+	case o.Kind == history.Get:
 		if o.Found {
-			tl.note(o.ResultRV, o.Complete, change{Key: o.Key, Value: o.Value, Source: src})
+			tl.note(o.ResultRV, o.Complete, change{Resource: o.Resource, Key: o.Key, Value: o.Value, Source: src})
 		}
-	case history.List:
+	case o.Kind == history.List:
 		for _, it := range o.Items {
-			tl.note(it.RV, o.Complete, change{Key: it.Key, Value: it.Value, Source: src})
+			tl.note(it.RV, o.Complete, change{Resource: o.Resource, Key: it.Key, Value: it.Value, Source: src})
 		}
 	}
 }
@@ -99,7 +135,7 @@ func (tl *timeline) note(rv, t int64, c change) {
 		tl.changes[rv] = c
 		return
 	}
-	if old.Key != c.Key || old.Value != c.Value || old.Deleted != c.Deleted {
+	if old.Resource != c.Resource || old.Key != c.Key || old.Value != c.Value || old.Deleted != c.Deleted {
 		tl.conflicts = append(tl.conflicts, conflict{RV: rv, Time: t, Old: old, New: c})
 		return
 	}
@@ -120,7 +156,7 @@ func (tl *timeline) between(lo, hi int64) []int64 {
 
 func (c change) String() string {
 	if c.Deleted {
-		return fmt.Sprintf("DELETED %s (%s)", c.Key, c.Source)
+		return fmt.Sprintf("DELETED %s (%s)", history.KeyLabel(c.Resource, c.Key), c.Source)
 	}
-	return fmt.Sprintf("%s=%s (%s)", c.Key, c.Value, c.Source)
+	return fmt.Sprintf("%s=%s (%s)", history.KeyLabel(c.Resource, c.Key), c.Value, c.Source)
 }

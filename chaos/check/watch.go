@@ -4,24 +4,32 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// Watch checks every watcher's stream against the merged history.
+// Watch checks every watcher's stream against the merged history of the
+// resource it watches; an event at a resourceVersion that any source, of
+// any resource, tells differently is inconsistent.
 func Watch(h *history.History, tl *timeline) Result {
 	r := &Result{Checker: "watch"}
-	var claims []claim
+	claims := map[string][]claim{}
 	for w, evs := range h.WatcherEvents() {
-		ws := &watchState{r: r, tl: tl, w: w}
+		res := ""
+		if len(evs) > 0 {
+			res = evs[0].Resource
+		}
+		ws := &watchState{r: r, tl: tl.of(res), w: w}
 		for _, e := range evs {
 			ws.step(e)
 			r.Checked++
 		}
-		claims = append(claims, ws.claims...)
+		claims[res] = append(claims[res], ws.claims...)
 	}
 	for _, c := range tl.conflicts {
 		if c.Old.Watched || c.New.Watched {
 			r.add("inconsistent-event", c.Time, "rv %d is %s and %s", c.RV, c.Old, c.New)
 		}
 	}
-	checkClaims(r, tl, claims)
+	for res, cs := range claims {
+		checkClaims(r, tl.of(res), cs)
+	}
 	return r.finish()
 }
 
@@ -69,7 +77,7 @@ func (ws *watchState) anchor(rv int64) {
 
 func (ws *watchState) initialEvent(e history.WatchEvent) {
 	if ws.initial == nil {
-		ws.r.add("initial-event-outside-initial-phase", e.Time, "watcher %d got initial ADDED %s@%d on %s outside a sendInitialEvents start", ws.w, e.Key, e.RV, e.Node)
+		ws.r.add("initial-event-outside-initial-phase", e.Time, "watcher %d got initial ADDED %s@%d on %s outside a sendInitialEvents start", ws.w, history.KeyLabel(e.Resource, e.Key), e.RV, e.Node)
 		return
 	}
 	ws.initial[e.Key] = history.Item{Key: e.Key, Value: e.Value, RV: e.RV}
@@ -108,17 +116,17 @@ func (ws *watchState) bookmark(e history.WatchEvent) {
 
 func (ws *watchState) change(e history.WatchEvent) {
 	if !ws.anchored {
-		ws.r.add("event-before-initial-events-end", e.Time, "watcher %d: %s %s@%d on %s before the initial-events-end bookmark", ws.w, e.Type, e.Key, e.RV, e.Node)
+		ws.r.add("event-before-initial-events-end", e.Time, "watcher %d: %s %s@%d on %s before the initial-events-end bookmark", ws.w, e.Type, history.KeyLabel(e.Resource, e.Key), e.RV, e.Node)
 		return
 	}
 	switch {
 	case ws.seen[e.RV]:
-		ws.r.add("duplicate-event", e.Time, "watcher %d: %s %s@%d on %s delivered twice", ws.w, e.Type, e.Key, e.RV, e.Node)
+		ws.r.add("duplicate-event", e.Time, "watcher %d: %s %s@%d on %s delivered twice", ws.w, e.Type, history.KeyLabel(e.Resource, e.Key), e.RV, e.Node)
 		return
 	case e.RV <= ws.floor:
-		ws.r.add("event-below-bookmark", e.Time, "watcher %d: %s %s@%d on %s after a bookmark or start at rv %d", ws.w, e.Type, e.Key, e.RV, e.Node, ws.floor)
+		ws.r.add("event-below-bookmark", e.Time, "watcher %d: %s %s@%d on %s after a bookmark or start at rv %d", ws.w, e.Type, history.KeyLabel(e.Resource, e.Key), e.RV, e.Node, ws.floor)
 	case e.RV < ws.last:
-		ws.r.add("reordered-event", e.Time, "watcher %d: %s %s@%d on %s after an event at rv %d", ws.w, e.Type, e.Key, e.RV, e.Node, ws.last)
+		ws.r.add("reordered-event", e.Time, "watcher %d: %s %s@%d on %s after an event at rv %d", ws.w, e.Type, history.KeyLabel(e.Resource, e.Key), e.RV, e.Node, ws.last)
 	default:
 		ws.gaps(e, e.RV)
 	}

@@ -51,3 +51,18 @@ type Failpoint interface {
 	// Recover undoes Inject.
 	Recover(ctx context.Context, c Cluster) error
 }
+
+// Restarter is implemented by the failpoints whose recovery starts the
+// processes of the nodes they hit again (kill -9, wipe, leave). The
+// history marks their windows (history.Fault.Restarts): a restarted node
+// serves what its state holds only once it has applied it again, a
+// custom resource only after replaying its definition.
+type Restarter interface {
+	Restarts() bool
+}
+
+// restarts reports whether fp restarts the nodes it hits.
+func restarts(fp Failpoint) bool {
+	r, ok := fp.(Restarter)
+	return ok && r.Restarts()
+}

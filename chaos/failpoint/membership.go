@@ -28,6 +28,7 @@ func Membership() Failpoint { return &membership{name: "membership", leave: true
 func WipeRestart() Failpoint { return &membership{name: "wipe"} }
 
 func (m *membership) Name() string        { return m.name }
+func (m *membership) Restarts() bool      { return true }
 func (m *membership) Available(int) error { return nil }
 
 func (m *membership) Inject(ctx context.Context, c Cluster, rnd *rand.Rand) ([]string, error) {

@@ -9,11 +9,12 @@ import (
 // processFault does something to the picked nodes' processes and undoes
 // it on recovery: kill -9 and restart, or SIGSTOP and SIGCONT.
 type processFault struct {
-	name    string
-	pick    picker
-	do      func(c Cluster, name string) error
-	undo    func(c Cluster, name string) error
-	targets []string
+	name     string
+	restarts bool // kill and restart, not pause
+	pick     picker
+	do       func(c Cluster, name string) error
+	undo     func(c Cluster, name string) error
+	targets  []string
 }
 
 var _ Failpoint = (*processFault)(nil)
@@ -37,7 +38,7 @@ func PauseRandom() Failpoint { return pauseFault("pause-random", randomNode) }
 func PauseLeader() Failpoint { return pauseFault("pause-leader", leaderNode) }
 
 func killFault(name string, p picker) *processFault {
-	return &processFault{name: name, pick: p,
+	return &processFault{name: name, pick: p, restarts: true,
 		do:   func(c Cluster, n string) error { return c.Kill(n) },
 		undo: func(c Cluster, n string) error { return c.Restart(n) }}
 }
@@ -49,6 +50,7 @@ func pauseFault(name string, p picker) *processFault {
 }
 
 func (f *processFault) Name() string        { return f.name }
+func (f *processFault) Restarts() bool      { return f.restarts }
 func (f *processFault) Available(int) error { return nil }
 
 func (f *processFault) Inject(ctx context.Context, c Cluster, rnd *rand.Rand) ([]string, error) {

@@ -37,3 +37,18 @@ func TestParse(t *testing.T) {
 		t.Error("clock jumps available without being allowed")
 	}
 }
+
+// TestRestarts: the faults that restart processes say so; the others
+// do not.
+func TestRestarts(t *testing.T) {
+	want := map[string]bool{"kill-random": true, "kill-leader": true, "kill-minority": true, "membership": true, "wipe": true}
+	all, err := Parse("all", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range all {
+		if got := restarts(f); got != want[f.Name()] {
+			t.Errorf("%s: restarts %v, want %v", f.Name(), got, want[f.Name()])
+		}
+	}
+}

@@ -53,7 +53,7 @@ func (s *Schedule) Run(ctx context.Context, deadline time.Time) error {
 
 // one injects fp, holds it, recovers and waits for health.
 func (s *Schedule) one(ctx context.Context, fp Failpoint, hold time.Duration) error {
-	f := history.Fault{Name: fp.Name(), Start: s.Recorder.Now()}
+	f := history.Fault{Name: fp.Name(), Start: s.Recorder.Now(), Restarts: restarts(fp)}
 	targets, err := fp.Inject(ctx, s.Cluster, s.Rand)
 	f.Targets = targets
 	if err != nil {

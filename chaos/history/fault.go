@@ -7,6 +7,9 @@ type Fault struct {
 	Start   int64    `json:"start"`
 	End     int64    `json:"end"`
 	Error   string   `json:"error,omitempty"` // injection or recovery failed
+	// Restarts marks a fault whose recovery started the targets'
+	// processes again (kill -9, wipe, leave).
+	Restarts bool `json:"restarts,omitempty"`
 }
 
 // Sample is one poll of a node's status: its raft role, or why it did

@@ -1,5 +1,7 @@
 package history
 
+import "sort"
+
 // History is everything one run recorded.
 type History struct {
 	Namespace string       `json:"namespace"`
@@ -25,7 +27,9 @@ func (h *History) WatcherEvents() map[int][]WatchEvent {
 	return out
 }
 
-// Counts tallies the operations by kind and outcome.
+// Counts tallies the operations by resource, kind and outcome: the keys
+// are "configmaps/get", "chaosobjects/list-exact-paged" and so on (just
+// the kind in a history without resources).
 func (h *History) Counts() map[Kind]map[Outcome]int {
 	out := map[Kind]map[Outcome]int{}
 	for _, o := range h.Ops {
@@ -36,10 +40,43 @@ func (h *History) Counts() map[Kind]map[Outcome]int {
 				k += "-paged"
 			}
 		}
+		if o.Resource != "" {
+			k = Kind(o.Resource) + "/" + k
+		}
 		if out[k] == nil {
 			out[k] = map[Outcome]int{}
 		}
 		out[k][o.Outcome]++
 	}
+	return out
+}
+
+// Unserved counts, per resource, the operations a node answered with a
+// 404 for the resource's path (see Op.Unserved).
+func (h *History) Unserved() map[string]int {
+	out := map[string]int{}
+	for _, o := range h.Ops {
+		if o.Unserved {
+			out[o.Resource]++
+		}
+	}
+	return out
+}
+
+// Resources returns the resources the history's operations and watchers
+// used, sorted ("" for a history without resources).
+func (h *History) Resources() []string {
+	seen := map[string]bool{}
+	for _, o := range h.Ops {
+		seen[o.Resource] = true
+	}
+	for _, e := range h.Events {
+		seen[e.Resource] = true
+	}
+	out := make([]string, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Strings(out)
 	return out
 }

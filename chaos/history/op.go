@@ -23,6 +23,7 @@ const (
 	Get    Kind = "get"    // Most Recent get of one key
 	Create Kind = "create" // create of one key with a fresh value
 	Update Kind = "update" // update of one key with a resourceVersion precondition
+	Patch  Kind = "patch"  // JSON merge patch of one key with a resourceVersion precondition
 	Delete Kind = "delete" // unconditional delete of one key
 	List   Kind = "list"   // list of the namespace; see ListMode
 )
@@ -58,12 +59,21 @@ type Op struct {
 	Outcome  Outcome `json:"outcome"`
 	Code     int     `json:"code,omitempty"`  // HTTP status of a failure
 	Error    string  `json:"error,omitempty"` // what went wrong, for the report
+	// Resource is the collection the operation works on: its plural
+	// (configmaps, or the custom resource's); empty in histories from
+	// before there was more than one, which used configmaps only.
+	Resource string `json:"resource,omitempty"`
+	// Unserved marks a 404 for the resource's path rather than for an
+	// object: the node did not serve the resource (a custom resource
+	// whose definition it has not applied yet). It says nothing about
+	// the object; a write answered so was not applied.
+	Unserved bool `json:"unserved,omitempty"`
 
 	// Register operations.
 	Key         string `json:"key,omitempty"`
-	Value       string `json:"value,omitempty"`        // written (create, update) or read (get)
-	PrecondRV   int64  `json:"precondRV,omitempty"`    // update: the resourceVersion precondition
-	PrecondVal  string `json:"precondValue,omitempty"` // update: the value the precondition rv holds
+	Value       string `json:"value,omitempty"`        // written (create, update, patch) or read (get)
+	PrecondRV   int64  `json:"precondRV,omitempty"`    // update, patch: the resourceVersion precondition
+	PrecondVal  string `json:"precondValue,omitempty"` // update, patch: the value the precondition rv holds
 	Found       bool   `json:"found,omitempty"`        // get: the key existed
 	ResultRV    int64  `json:"rv,omitempty"`           // the object's rv after a write or get, or the list's rv
 	RequestedRV int64  `json:"requestedRV,omitempty"`  // list: the rv asked for
@@ -80,5 +90,24 @@ func (o *Op) Latency() int64 { return o.Complete - o.Invoke }
 
 // IsWrite reports whether the operation changes the register.
 func (o *Op) IsWrite() bool {
-	return o.Kind == Create || o.Kind == Update || o.Kind == Delete
+	return o.Sets() || o.Kind == Delete
+}
+
+// Sets reports whether the operation writes a value: a create, an update
+// or a patch, which answer with the object and its new resourceVersion.
+func (o *Op) Sets() bool {
+	return o.Kind == Create || o.Kind == Update || o.Kind == Patch
+}
+
+// KeyLabel names the operation's key with its resource
+// ("chaosobjects/o3-1"); a key of a history without resources is its own
+// name.
+func (o *Op) KeyLabel() string { return KeyLabel(o.Resource, o.Key) }
+
+// KeyLabel names key of resource.
+func KeyLabel(resource, key string) string {
+	if resource == "" {
+		return key
+	}
+	return resource + "/" + key
 }

@@ -24,14 +24,16 @@ const (
 // session. Events of one watcher are recorded in arrival order; Seq
 // orders them.
 type WatchEvent struct {
-	Watcher int       `json:"watcher"`
-	Seq     int64     `json:"seq"`
-	Node    string    `json:"node"`
-	Time    int64     `json:"time"`
-	Type    EventType `json:"type"`
-	Key     string    `json:"key,omitempty"`
-	Value   string    `json:"value,omitempty"`
-	RV      int64     `json:"rv"`
+	Watcher int   `json:"watcher"`
+	Seq     int64 `json:"seq"`
+	// Resource is the collection the watcher follows (see Op.Resource).
+	Resource string    `json:"resource,omitempty"`
+	Node     string    `json:"node"`
+	Time     int64     `json:"time"`
+	Type     EventType `json:"type"`
+	Key      string    `json:"key,omitempty"`
+	Value    string    `json:"value,omitempty"`
+	RV       int64     `json:"rv"`
 	// Initial marks a synthetic ADDED of a watch's initial state.
 	Initial bool `json:"initial,omitempty"`
 	// InitialEnd marks the bookmark annotated k8s.io/initial-events-end.

@@ -67,6 +67,9 @@ func writeHTML(w io.Writer, h *history.History, s *Summary, text string) error {
 		if o.Kind == history.List {
 			k = "list " + string(o.Mode)
 		}
+		if o.Resource != "" {
+			k = o.Resource + " " + k
+		}
 		byKind[k] = append(byKind[k], o)
 	}
 	kinds := make([]string, 0, len(byKind))

@@ -40,3 +40,25 @@ func TestWrite(t *testing.T) {
 		t.Errorf("summary: %+v", s)
 	}
 }
+
+// TestSummaryByResource: operations and watch events are counted per
+// resource, and answers from nodes not serving a resource are counted.
+func TestSummaryByResource(t *testing.T) {
+	h := &history.History{Nodes: []string{"n1"}, Attempted: map[string]bool{},
+		Ops: []history.Op{
+			{ID: 1, Resource: "configmaps", Kind: history.Get, Key: "r", Outcome: history.OK},
+			{ID: 2, Resource: "chaosobjects", Kind: history.Get, Key: "o", Outcome: history.OK},
+			{ID: 3, Resource: "chaosobjects", Kind: history.Get, Key: "o", Node: "n1", Outcome: history.Unknown, Code: 404, Unserved: true},
+		},
+		Events: []history.WatchEvent{{Watcher: 1, Resource: "chaosobjects", Type: history.Deleted, Key: "o", RV: 3}},
+		Faults: []history.Fault{{Name: "kill-random", Targets: []string{"n1"}, Restarts: true}},
+	}
+	s := Summarize(h, check.All(h, check.Options{}), 1)
+	var b strings.Builder
+	s.WriteText(&b)
+	for _, want := range []string{"configmaps/get", "chaosobjects/get", "chaosobjects requests answered 404 for the path by a node not serving it: 1", "of chaosobjects: 1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -13,12 +13,19 @@ import (
 
 // Summary is the gist of a run.
 type Summary struct {
-	Passed   bool                                     `json:"passed"`
-	Seed     uint64                                   `json:"seed"`
-	Nodes    []string                                 `json:"nodes"`
-	Duration time.Duration                            `json:"duration"`
-	Ops      map[history.Kind]map[history.Outcome]int `json:"ops"`
-	Events   int                                      `json:"watchEvents"`
+	Passed   bool          `json:"passed"`
+	Seed     uint64        `json:"seed"`
+	Nodes    []string      `json:"nodes"`
+	Duration time.Duration `json:"duration"`
+	// Ops counts the operations by resource and kind, then outcome.
+	Ops map[history.Kind]map[history.Outcome]int `json:"ops"`
+	// Unserved counts, per resource, the operations a node answered with
+	// a 404 for the resource's path (a custom resource whose definition
+	// it had not applied yet); they are among the failed and unknown.
+	Unserved map[string]int `json:"unserved,omitempty"`
+	Events   int            `json:"watchEvents"`
+	// EventsBy counts the watch events received per resource.
+	EventsBy map[string]int `json:"watchEventsByResource,omitempty"`
 	// Watch counts what the watchers went through: bookmarks,
 	// initial-events-end bookmarks, resumed watches, relists after 410.
 	Watch  map[string]int `json:"watch"`
@@ -35,11 +42,15 @@ type Summary struct {
 // Summarize tallies h and the checker results.
 func Summarize(h *history.History, results []check.Result, seed uint64) Summary {
 	s := Summary{Passed: check.Passed(results), Seed: seed, Nodes: h.Nodes, Duration: time.Duration(h.End),
-		Ops: h.Counts(), Faults: map[string]int{}, Results: results, Watch: map[string]int{}}
+		Ops: h.Counts(), Unserved: h.Unserved(), Faults: map[string]int{}, Results: results, Watch: map[string]int{},
+		EventsBy: map[string]int{}}
 	for _, e := range h.Events {
 		switch {
 		case e.IsChange():
 			s.Events++
+			if e.Resource != "" {
+				s.EventsBy[e.Resource]++
+			}
 		case e.InitialEnd:
 			s.Watch["initial-events-end bookmarks"]++
 		case e.Type == history.Bookmark:
@@ -74,9 +85,15 @@ func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\noperations:\n")
 	for _, k := range sortedKeys(s.Ops) {
 		c := s.Ops[history.Kind(k)]
-		fmt.Fprintf(w, "  %-28s ok %6d  failed %6d  unknown %6d\n", k, c[history.OK], c[history.Failed], c[history.Unknown])
+		fmt.Fprintf(w, "  %-40s ok %6d  failed %6d  unknown %6d\n", k, c[history.OK], c[history.Failed], c[history.Unknown])
+	}
+	for _, k := range sortedKeys(s.Unserved) {
+		fmt.Fprintf(w, "  %s requests answered 404 for the path by a node not serving it: %d\n", k, s.Unserved[k])
 	}
 	fmt.Fprintf(w, "  watch events received: %d\n", s.Events)
+	for _, k := range sortedKeys(s.EventsBy) {
+		fmt.Fprintf(w, "    of %s: %d\n", k, s.EventsBy[k])
+	}
 	for _, k := range sortedKeys(s.Watch) {
 		fmt.Fprintf(w, "  watchers' %s: %d\n", k, s.Watch[k])
 	}

@@ -15,7 +15,8 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// Client speaks the configmap API of one namespace on any node.
+// Client speaks the API of the register resources (configmaps, a custom
+// resource) of one namespace on any node.
 type Client struct {
 	// Nodes maps a node name to the base URL of its API.
 	Nodes     map[string]string
@@ -40,20 +41,32 @@ type reply struct {
 	err  error
 }
 
-func (c *Client) collectionURL(node string, q url.Values) string {
-	u := fmt.Sprintf("%s/api/v1/namespaces/%s/configmaps", c.Nodes[node], c.Namespace)
+func (c *Client) collectionURL(node string, res Resource, q url.Values) string {
+	u := fmt.Sprintf("%s%s/namespaces/%s/%s", c.Nodes[node], res.path(), c.Namespace, res.Name)
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
 	return u
 }
 
-func (c *Client) objectURL(node, name string) string {
-	return fmt.Sprintf("%s/api/v1/namespaces/%s/configmaps/%s", c.Nodes[node], c.Namespace, name)
+func (c *Client) objectURL(node string, res Resource, name string) string {
+	return fmt.Sprintf("%s%s/namespaces/%s/%s/%s", c.Nodes[node], res.path(), c.Namespace, res.Name, name)
 }
 
-// do sends one request within the client's timeout.
+// The content types of request bodies.
+const (
+	jsonType       = "application/json"
+	mergePatchType = "application/merge-patch+json"
+)
+
+// do sends one request with a JSON body within the client's timeout.
 func (c *Client) do(ctx context.Context, method, u string, body any) reply {
+	return c.send(ctx, method, u, jsonType, body)
+}
+
+// send sends one request with a body of content type ct within the
+// client's timeout.
+func (c *Client) send(ctx context.Context, method, u, ct string, body any) reply {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	var rd io.Reader
@@ -68,7 +81,7 @@ func (c *Client) do(ctx context.Context, method, u string, body any) reply {
 	if err != nil {
 		return reply{err: err}
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ct)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return reply{err: err}
@@ -95,6 +108,19 @@ func outcome(r reply) history.Outcome {
 		return history.Failed
 	}
 	return history.Unknown
+}
+
+// unserved reports whether a reply is a 404 for the request's path rather
+// than for an object: a Status without the name of an object (the object
+// of a get, update, patch or delete; the namespace of a create or list),
+// or no Status at all. A node answers so for a custom resource whose
+// definition it has not applied.
+func unserved(r reply) bool {
+	if r.err != nil || r.code != http.StatusNotFound {
+		return false
+	}
+	var st status
+	return json.Unmarshal(r.body, &st) != nil || st.Details.Name == ""
 }
 
 // isDialError reports whether err happened before the request was sent.

@@ -10,10 +10,11 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// List lists the namespace through op.Node as op asks: op.Mode with
-// op.RequestedRV, and pages of op.Limit items when op.Limit is set. Every
-// page's resourceVersion is kept in op.Pages.
+// List lists op.Resource in the namespace through op.Node as op asks:
+// op.Mode with op.RequestedRV, and pages of op.Limit items when op.Limit
+// is set. Every page's resourceVersion is kept in op.Pages.
 func (c *Client) List(ctx context.Context, op history.Op) history.Op {
+	res := resourceOf(op.Resource)
 	q := url.Values{}
 	switch op.Mode {
 	case history.Exact:
@@ -27,9 +28,9 @@ func (c *Client) List(ctx context.Context, op history.Op) history.Op {
 		q.Set("limit", strconv.Itoa(op.Limit))
 	}
 	for {
-		l, r := c.listPage(ctx, op.Node, q)
+		l, r := c.listPage(ctx, op.Node, res, q)
 		if r.err != nil || r.code != http.StatusOK {
-			op.Outcome, op.Code, op.Error = outcome(r), r.code, r.describe()
+			op.Outcome, op.Code, op.Error, op.Unserved = outcome(r), r.code, r.describe(), unserved(r)
 			op.Items, op.Pages = nil, nil
 			return op
 		}
@@ -48,9 +49,9 @@ func (c *Client) List(ctx context.Context, op history.Op) history.Op {
 	}
 }
 
-func (c *Client) listPage(ctx context.Context, node string, q url.Values) (objectList, reply) {
+func (c *Client) listPage(ctx context.Context, node string, res Resource, q url.Values) (objectList, reply) {
 	var l objectList
-	r := c.do(ctx, http.MethodGet, c.collectionURL(node, q), nil)
+	r := c.do(ctx, http.MethodGet, c.collectionURL(node, res, q), nil)
 	if r.err == nil && r.code == http.StatusOK {
 		if err := json.Unmarshal(r.body, &l); err != nil {
 			r.err = err

@@ -7,9 +7,10 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// listClient lists the namespace in every mode: Most Recent, Exact at a
-// recent resourceVersion and NotOlderThan the newest it has seen, each
-// sometimes paginated.
+// listClient lists a random resource of the namespace in every mode:
+// Most Recent, Exact at a recent resourceVersion and NotOlderThan the
+// newest it has seen (of any resource: every resource shares one
+// sequence of resourceVersions), each sometimes paginated.
 type listClient struct {
 	id     int
 	t      *Traffic
@@ -19,7 +20,7 @@ type listClient struct {
 }
 
 func (lc *listClient) step(ctx context.Context) {
-	op := history.Op{Client: lc.id, Node: lc.t.node(lc.rnd), Kind: history.List, Mode: history.MostRecent}
+	op := history.Op{Client: lc.id, Node: lc.t.node(lc.rnd), Resource: lc.t.resource(lc.rnd).Name, Kind: history.List, Mode: history.MostRecent}
 	if lc.rnd.IntN(2) == 0 {
 		op.Limit = 2 + lc.rnd.IntN(4)
 	}

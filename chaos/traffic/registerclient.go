@@ -17,34 +17,29 @@ type known struct {
 }
 
 // registerClient issues one register operation at a time on random keys
-// of the current generation, on random nodes.
+// of the current generation of a random resource, on random nodes.
 type registerClient struct {
 	id    int
 	t     *Traffic
 	rnd   *rand.Rand
-	known map[string]known
+	known map[Key]known
 	seq   int
 }
 
 // step issues one operation: a get when the client knows nothing of the
-// key (or at random), a create when it is absent, else an update with the
-// last known resourceVersion as precondition or a delete.
+// key (or at random), a create when it is absent, else an update or a
+// merge patch with the last known resourceVersion as precondition, or a
+// delete.
 func (rc *registerClient) step(ctx context.Context) {
-	key := rc.t.key(rc.rnd)
+	key := rc.t.key(rc.rnd, rc.t.resource(rc.rnd))
 	k := rc.known[key]
-	op := history.Op{Client: rc.id, Node: rc.t.node(rc.rnd), Key: key}
-	p := rc.rnd.Float64()
-	switch {
-	case !k.valid || p < 0.3:
-		op.Kind = history.Get
-	case !k.exists:
-		op.Kind = history.Create
-	case p < 0.85:
-		op.Kind, op.PrecondRV, op.PrecondVal = history.Update, k.rv, k.value
-	default:
-		op.Kind = history.Delete
+	op := history.Op{Client: rc.id, Node: rc.t.node(rc.rnd), Resource: key.Resource.Name, Key: key.Name}
+	op.Kind = choose(k, rc.rnd.Float64())
+	switch op.Kind {
+	case history.Update, history.Patch:
+		op.PrecondRV, op.PrecondVal = k.rv, k.value
 	}
-	if op.Kind == history.Create || op.Kind == history.Update {
+	if op.Sets() {
 		rc.seq++
 		op.Value = fmt.Sprintf("c%d.%d", rc.id, rc.seq)
 	}
@@ -54,23 +49,41 @@ func (rc *registerClient) step(ctx context.Context) {
 	rc.known[key] = learn(k, op)
 }
 
+// choose picks the next operation on a key the client knows k of, from
+// a uniform p in [0, 1).
+func choose(k known, p float64) history.Kind {
+	switch {
+	case !k.valid || p < 0.3:
+		return history.Get
+	case !k.exists:
+		return history.Create
+	case p < 0.6:
+		return history.Update
+	case p < 0.85:
+		return history.Patch
+	}
+	return history.Delete
+}
+
 // learn updates what a client knows of a key from an operation on it.
 func learn(k known, op history.Op) known {
 	if op.Outcome == history.OK {
 		switch op.Kind {
 		case history.Get:
 			return known{valid: true, exists: op.Found, value: op.Value, rv: op.ResultRV}
-		case history.Create, history.Update:
+		case history.Create, history.Update, history.Patch:
 			return known{valid: true, exists: true, value: op.Value, rv: op.ResultRV}
 		case history.Delete:
 			return known{valid: true}
 		}
 	}
+	// A node that does not serve the resource said nothing of the key,
+	// nor did one that was unavailable.
+	if op.Unserved || op.Kind == history.Get || op.Outcome == history.Failed && op.Code == 503 {
+		return k
+	}
 	if op.Outcome == history.Failed && op.Code == 404 {
 		return known{valid: true}
-	}
-	if op.Kind == history.Get || op.Outcome == history.Failed && op.Code == 503 {
-		return k
 	}
 	return known{}
 }
@@ -84,6 +97,8 @@ func (t *Traffic) exec(ctx context.Context, op history.Op) history.Op {
 		return t.cfg.Client.Create(ctx, op)
 	case history.Update:
 		return t.cfg.Client.Update(ctx, op)
+	case history.Patch:
+		return t.cfg.Client.Patch(ctx, op)
 	}
 	return t.cfg.Client.Delete(ctx, op)
 }

@@ -18,12 +18,16 @@ type Config struct {
 	Recorder *history.Recorder
 	// Nodes are the node names requests spread over.
 	Nodes []string
+	// Resources are the register resources (ConfigMaps, ChaosObjects):
+	// register and list clients pick one at random for each operation,
+	// watchers take them in turn. Empty means configmaps only.
+	Resources []Resource
 	// RegisterClients, ListClients and Watchers count the concurrent
 	// clients of each workload.
 	RegisterClients, ListClients, Watchers int
-	// Keys is how many keys the register clients share at a time; every
-	// KeyLifetime they move on to fresh keys, which keeps each key's
-	// history short enough to check.
+	// Keys is how many keys of each resource the register clients share
+	// at a time; every KeyLifetime they move on to fresh keys, which keeps
+	// each key's history short enough to check.
 	Keys        int
 	KeyLifetime time.Duration
 	// MaxOps bounds the register and list operations of the run.
@@ -39,7 +43,7 @@ type Traffic struct {
 	ops   atomic.Int64
 
 	mu   sync.Mutex
-	keys map[string]bool // every key ever used
+	keys map[Key]bool // every key ever used
 
 	clients  sync.WaitGroup
 	watchers sync.WaitGroup
@@ -47,20 +51,42 @@ type Traffic struct {
 	ws       []*watcher
 }
 
+// Key is one register: a key of a resource.
+type Key struct {
+	Resource Resource
+	Name     string
+}
+
+// watchModes are the watcher kinds, taken in turn.
+var watchModes = []string{history.WatchPlain, history.WatchBookmarks, history.WatchInitialEvents}
+
+// watcherKind is the resource and mode of watcher i (from 0): the
+// resources in turn, and for each the modes in turn, so that a few
+// watchers already cover every resource and, from three per resource,
+// every mode of each.
+func watcherKind(i int, resources []Resource) (Resource, string) {
+	n := len(resources)
+	return resources[i%n], watchModes[(i/n)%len(watchModes)]
+}
+
 // Start starts every client; they run until Stop.
 func Start(ctx context.Context, cfg Config) *Traffic {
-	t := &Traffic{cfg: cfg, rec: cfg.Recorder, start: time.Now(), keys: map[string]bool{}}
+	if len(cfg.Resources) == 0 {
+		cfg.Resources = []Resource{ConfigMaps}
+	}
+	t := &Traffic{cfg: cfg, rec: cfg.Recorder, start: time.Now(), keys: map[Key]bool{}}
 	opsCtx, cancel := context.WithCancel(ctx)
 	t.stopOps = cancel
 	for i := range cfg.Watchers {
-		w := &watcher{id: i + 1, mode: []string{history.WatchPlain, history.WatchBookmarks, history.WatchInitialEvents}[i%3],
+		res, mode := watcherKind(i, cfg.Resources)
+		w := &watcher{id: i + 1, mode: mode, res: res,
 			c: cfg.Client, rec: cfg.Recorder, nodes: cfg.Nodes, node: i, rnd: t.rand(1000 + i), stopped: make(chan struct{})}
 		t.ws = append(t.ws, w)
 		t.watchers.Add(1)
 		go func() { defer t.watchers.Done(); w.run(ctx) }()
 	}
 	for i := range cfg.RegisterClients {
-		rc := &registerClient{id: i, t: t, rnd: t.rand(i), known: map[string]known{}}
+		rc := &registerClient{id: i, t: t, rnd: t.rand(i), known: map[Key]known{}}
 		t.loop(opsCtx, rc.step, 5, 20)
 	}
 	for i := range cfg.ListClients {
@@ -91,10 +117,10 @@ func (t *Traffic) loop(ctx context.Context, step func(context.Context), lo, hi i
 	}()
 }
 
-// key picks a key of the current generation and remembers it.
-func (t *Traffic) key(rnd *rand.Rand) string {
+// key picks a key of res of the current generation and remembers it.
+func (t *Traffic) key(rnd *rand.Rand, res Resource) Key {
 	gen := int(time.Since(t.start) / t.cfg.KeyLifetime)
-	k := fmt.Sprintf("r%d-%d", gen, rnd.IntN(t.cfg.Keys))
+	k := Key{Resource: res, Name: fmt.Sprintf("%s%d-%d", res.KeyPrefix, gen, rnd.IntN(t.cfg.Keys))}
 	t.mu.Lock()
 	t.keys[k] = true
 	t.mu.Unlock()
@@ -103,15 +129,29 @@ func (t *Traffic) key(rnd *rand.Rand) string {
 
 func (t *Traffic) node(rnd *rand.Rand) string { return t.cfg.Nodes[rnd.IntN(len(t.cfg.Nodes))] }
 
-// Keys returns every key the register clients used, sorted.
-func (t *Traffic) Keys() []string {
+// resource picks one of the resources for the next operation.
+func (t *Traffic) resource(rnd *rand.Rand) Resource {
+	return t.cfg.Resources[rnd.IntN(len(t.cfg.Resources))]
+}
+
+// Resources are the resources the traffic uses.
+func (t *Traffic) Resources() []Resource { return t.cfg.Resources }
+
+// Keys returns every key the register clients used, by resource and
+// name.
+func (t *Traffic) Keys() []Key {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]string, 0, len(t.keys))
+	out := make([]Key, 0, len(t.keys))
 	for k := range t.keys {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Resource.Name != out[j].Resource.Name {
+			return out[i].Resource.Name < out[j].Resource.Name
+		}
+		return out[i].Name < out[j].Name
+	})
 	return out
 }
 
@@ -122,12 +162,13 @@ func (t *Traffic) StopClients() {
 	t.clients.Wait()
 }
 
-// StopWatchers lets every watcher run until it has seen target, then
+// StopWatchers lets every watcher run until it has seen the target of
+// its resource (by name: the last change of it the history knows), then
 // stops it; it waits at most timeout, then cancels those still running
 // through cancel (the context their run was started with).
-func (t *Traffic) StopWatchers(target int64, timeout time.Duration, cancel context.CancelFunc) {
+func (t *Traffic) StopWatchers(targets map[string]int64, timeout time.Duration, cancel context.CancelFunc) {
 	for _, w := range t.ws {
-		w.target.Store(target)
+		w.target.Store(targets[w.res.Name])
 		close(w.stopped)
 	}
 	done := make(chan struct{})

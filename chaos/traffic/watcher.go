@@ -11,13 +11,14 @@ import (
 	"github.com/raftapi/raftapi/chaos/history"
 )
 
-// watcher is one watch client. It follows the namespace from its first
-// state to the end of the run, resuming after every disconnect from the
+// watcher is one watch client. It follows one resource of the namespace
+// from its first state to the end of the run, resuming after every disconnect from the
 // last resourceVersion it saw (on the next node), listing again only
 // when that resourceVersion has expired (410).
 type watcher struct {
 	id    int
 	mode  string // history.WatchPlain, WatchBookmarks or WatchInitialEvents
+	res   Resource
 	c     *Client
 	rec   *history.Recorder
 	nodes []string
@@ -49,7 +50,7 @@ func (w *watcher) run(ctx context.Context) {
 			w.backoff(ctx)
 		}
 	}
-	w.rec.Event(history.WatchEvent{Watcher: w.id, Type: history.Stop, RV: w.target.Load(), Node: w.current()})
+	w.record(history.WatchEvent{Watcher: w.id, Type: history.Stop, RV: w.target.Load(), Node: w.current()})
 }
 
 // followUntilStopped runs follow, cutting it short when the run asks
@@ -106,11 +107,11 @@ func (w *watcher) start(ctx context.Context) bool {
 	if w.mode == history.WatchInitialEvents {
 		return true
 	}
-	op := w.c.List(ctx, history.Op{Node: w.current(), Kind: history.List, Mode: history.MostRecent})
+	op := w.c.List(ctx, history.Op{Node: w.current(), Resource: w.res.Name, Kind: history.List, Mode: history.MostRecent})
 	if op.Outcome != history.OK {
 		return false
 	}
-	w.rec.Event(history.WatchEvent{Watcher: w.id, Node: op.Node, Type: history.Relist, RV: op.ResultRV, Items: op.Items})
+	w.record(history.WatchEvent{Watcher: w.id, Node: op.Node, Type: history.Relist, RV: op.ResultRV, Items: op.Items})
 	w.last = op.ResultRV
 	return true
 }
@@ -118,9 +119,9 @@ func (w *watcher) start(ctx context.Context) bool {
 // follow runs one watch request from w.last (or with initial events).
 func (w *watcher) follow(ctx context.Context) (int, error) {
 	initial := w.mode == history.WatchInitialEvents && w.last == 0
-	p := watchParams{node: w.current(), rv: w.last, bookmarks: w.mode != history.WatchPlain, initial: initial,
+	p := watchParams{node: w.current(), res: w.res, rv: w.last, bookmarks: w.mode != history.WatchPlain, initial: initial,
 		timeout: w.timeout()}
-	w.rec.Event(history.WatchEvent{Watcher: w.id, Node: p.node, Type: history.Start, RV: w.last, Mode: w.mode})
+	w.record(history.WatchEvent{Watcher: w.id, Node: p.node, Type: history.Start, RV: w.last, Mode: w.mode})
 	inInitial := initial
 	gone := false
 	code, err := w.c.watch(ctx, p, idle, func(ev watchEvent) bool {
@@ -162,7 +163,7 @@ func (w *watcher) event(node string, ev watchEvent, inInitial bool) (history.Wat
 		var st status
 		_ = json.Unmarshal(ev.Object, &st)
 		e.Code = st.Code
-		w.rec.Event(e)
+		w.record(e)
 		return e, true
 	}
 	var o object
@@ -176,6 +177,12 @@ func (w *watcher) event(node string, ev watchEvent, inInitial bool) (history.Wat
 		e.InitialEnd = inInitial && o.Metadata.Annotations[initialEventsEnd] == "true"
 	}
 	e.Initial = inInitial && e.Type == history.Added
-	w.rec.Event(e)
+	w.record(e)
 	return e, true
+}
+
+// record records one of the watcher's events, stamped with its resource.
+func (w *watcher) record(e history.WatchEvent) {
+	e.Resource = w.res.Name
+	w.rec.Event(e)
 }

@@ -13,6 +13,7 @@ import (
 // watchParams says where a watch starts.
 type watchParams struct {
 	node      string
+	res       Resource
 	rv        int64 // resume after this resourceVersion; 0 with initial
 	bookmarks bool
 	initial   bool // sendInitialEvents=true at Most Recent
@@ -39,7 +40,7 @@ func (p watchParams) query() url.Values {
 func (c *Client) watch(ctx context.Context, p watchParams, idle time.Duration, fn func(watchEvent) bool) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.collectionURL(p.node, p.query()), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.collectionURL(p.node, p.res, p.query()), nil)
 	if err != nil {
 		return 0, err
 	}

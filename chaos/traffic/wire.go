@@ -10,8 +10,9 @@ import (
 // valueKey is the configmap data key holding the register's value.
 const valueKey = "v"
 
-// object is the part of a ConfigMap (or bookmark) the clients read and
-// write.
+// object is the part of a ConfigMap, a ChaosObject (or a bookmark) the
+// clients read and write: a configmap holds the register's value in
+// data.v, a custom object in spec.value.
 type object struct {
 	APIVersion string `json:"apiVersion,omitempty"`
 	Kind       string `json:"kind,omitempty"`
@@ -22,10 +23,19 @@ type object struct {
 		Annotations     map[string]string `json:"annotations,omitempty"`
 	} `json:"metadata"`
 	Data map[string]string `json:"data,omitempty"`
+	Spec *objectSpec       `json:"spec,omitempty"`
 }
 
-func newObject(ns, name, value string, rv int64) object {
-	o := object{APIVersion: "v1", Kind: "ConfigMap", Data: map[string]string{valueKey: value}}
+// objectSpec is a custom object's spec.
+type objectSpec struct {
+	Value string `json:"value"`
+}
+
+// newObject is an object of res holding value; rv, when set, is the
+// resourceVersion precondition of an update.
+func newObject(res Resource, ns, name, value string, rv int64) object {
+	o := object{APIVersion: res.APIVersion(), Kind: res.Kind}
+	o.setValue(res, value)
 	o.Metadata.Name, o.Metadata.Namespace = name, ns
 	if rv > 0 {
 		o.Metadata.ResourceVersion = strconv.FormatInt(rv, 10)
@@ -33,13 +43,39 @@ func newObject(ns, name, value string, rv int64) object {
 	return o
 }
 
+// patchObject is the JSON merge patch that sets value if the object is
+// still at resourceVersion rv.
+func patchObject(res Resource, value string, rv int64) object {
+	var o object
+	o.setValue(res, value)
+	o.Metadata.ResourceVersion = strconv.FormatInt(rv, 10)
+	return o
+}
+
+func (o *object) setValue(res Resource, value string) {
+	if res.Custom {
+		o.Spec = &objectSpec{Value: value}
+	} else {
+		o.Data = map[string]string{valueKey: value}
+	}
+}
+
 func (o *object) rv() int64 {
 	n, _ := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64)
 	return n
 }
 
+// value is the register's value: spec.value of a custom object, data.v
+// of a configmap.
+func (o *object) value() string {
+	if o.Spec != nil {
+		return o.Spec.Value
+	}
+	return o.Data[valueKey]
+}
+
 func (o *object) item() history.Item {
-	return history.Item{Key: o.Metadata.Name, Value: o.Data[valueKey], RV: o.rv()}
+	return history.Item{Key: o.Metadata.Name, Value: o.value(), RV: o.rv()}
 }
 
 // objectList is the part of a ConfigMapList the clients read.
@@ -67,6 +103,9 @@ type status struct {
 	Code    int    `json:"code"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
+	Details struct {
+		Name string `json:"name"`
+	} `json:"details"`
 }
 
 // initialEventsEnd is the annotation on the bookmark that ends a watch's

@@ -79,6 +79,7 @@ func parseFlags(args []string) (chaos.Config, bool, error) {
 	every := fs.String("fault-every", "5s-10s", "random pause before each fault: min-max")
 	hold := fs.String("fault-hold", "5s-10s", "random length of each fault: min-max")
 	fs.StringVar(&cfg.Workloads, "workloads", cfg.Workloads, "comma-separated workloads: register, list, watch")
+	fs.StringVar(&cfg.Resources, "resources", cfg.Resources, "comma-separated register resources every workload uses: configmaps, chaosobjects (a custom resource whose definition the run creates first)")
 	fs.IntVar(&cfg.RegisterClients, "register-clients", cfg.RegisterClients, "concurrent register clients")
 	fs.IntVar(&cfg.ListClients, "list-clients", cfg.ListClients, "concurrent list clients")
 	fs.IntVar(&cfg.Watchers, "watchers", cfg.Watchers, "concurrent watchers (plain, with bookmarks, with initial events, in turn)")
