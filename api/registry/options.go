@@ -71,4 +71,9 @@ type DeleteResult struct {
 type writeParams struct {
 	WriteOptions
 	warnings []string
+	// unchanged is set by a commit that found nothing to write: the
+	// object read is returned as it is. A caller that read the node's own
+	// state rather than the most recent must confirm that with a Most
+	// Recent read, since the object may have changed since.
+	unchanged bool
 }

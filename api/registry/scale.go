@@ -119,6 +119,10 @@ func (s *Store) updateScale(ctx context.Context, ns, name string, scale *autosca
 		if err != nil {
 			return nil, storeError(err, s.res, name)
 		}
+		if wp.unchanged && read.Consistency != MostRecent {
+			read = ReadOptions{Consistency: MostRecent} // as in replace
+			continue
+		}
 		return data, nil
 	}
 }

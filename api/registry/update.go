@@ -74,6 +74,13 @@ func (s *Store) replace(ctx context.Context, ns, name string, obj runtime.Object
 		if err != nil {
 			return nil, storeError(err, s.res, name)
 		}
+		if wp.unchanged && read.Consistency != MostRecent {
+			// Nothing to write against this node's state, which may lag:
+			// decide again on the newest version (a precondition that no
+			// longer holds is then a 409, a change to write is written).
+			read = ReadOptions{Consistency: MostRecent}
+			continue
+		}
 		return data, nil
 	}
 }
@@ -122,6 +129,7 @@ func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.
 		return nil, err
 	}
 	same, specChanged := compareStored(data, cur.Data, !s.res.HasSubresource(statusResource))
+	wp.unchanged = same
 	if same {
 		return cur.Data, nil
 	}
