@@ -144,8 +144,8 @@ func TestCustomResourcesOnEveryNode(t *testing.T) {
 			t.Errorf("spec = %v, want color defaulted to blue and extra pruned", spec)
 		}
 		st := f.do(t, http.MethodPost, widgetsPath+"?fieldValidation=Strict", widget("w2", map[string]any{"extra": 1})).wantStatus(t, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-		if !strings.Contains(st.Message, `unknown field "spec.extra"`) {
-			t.Errorf("Strict message %q, want the unknown field", st.Message)
+		if !strings.Contains(st.Message, `Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.extra"`) {
+			t.Errorf("Strict message %q, want kube's naming the kind and the unknown field", st.Message)
 		}
 	})
 

@@ -77,7 +77,7 @@ func TestFieldValidation(t *testing.T) {
 	t.Run("Strict", func(t *testing.T) {
 		st := s.do(t, http.MethodPost, cmPath(ns)+query("fieldValidation", "Strict"), bodyNamed("strict")).
 			wantStatus(t, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-		for _, want := range []string{`unknown field "bogus"`, `duplicate field "data"`} {
+		for _, want := range []string{`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: `, `unknown field "bogus"`, `duplicate field "data"`} {
 			if !strings.Contains(st.Message, want) {
 				t.Errorf("message %q lacks %s", st.Message, want)
 			}
@@ -120,9 +120,12 @@ func TestFieldValidation(t *testing.T) {
 	t.Run("StrictOnUpdateAndPatch", func(t *testing.T) {
 		s.do(t, http.MethodPut, cmPath(ns, "ignore")+query("fieldValidation", "Strict"), bodyNamed("ignore")).
 			wantStatus(t, http.StatusBadRequest, metav1.StatusReasonBadRequest)
+		// kube-apiserver refuses the patched object, not the request body:
+		// 422 on the field "patch".
 		st := s.do(t, http.MethodPatch, cmPath(ns, "ignore")+query("fieldValidation", "Strict"), `{"bogus":1}`, contentType(mergePatch)).
-			wantStatus(t, http.StatusBadRequest, metav1.StatusReasonBadRequest)
-		if !strings.Contains(st.Message, `unknown field "bogus"`) {
+			wantStatus(t, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+		wantCause(t, st, metav1.CauseTypeFieldValueInvalid, "patch")
+		if !strings.Contains(st.Message, `strict decoding error: unknown field "bogus"`) {
 			t.Errorf("strict patch message %q", st.Message)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	jsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -18,7 +19,9 @@ import (
 // Decode decodes body, of media type mt, into the working form of res.
 // Unknown and duplicate fields are handled by the fieldValidation
 // directive (metav1.FieldValidationIgnore, Warn or Strict): dropped,
-// returned as warnings, or refused with 400.
+// returned as warnings, or refused with the runtime strict decoding error
+// (runtime.IsStrictDecodingError), which the caller turns into its verb's
+// Status (BodyError, PatchedError). Other errors are Status errors.
 func (c *Codecs) Decode(res *resource.Resource, mt string, body []byte, fieldValidation string) (runtime.Object, []string, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil, apierrors.NewBadRequest("the body of the request was empty")
@@ -64,9 +67,30 @@ func strict(errs []error, fieldValidation string) ([]string, error) {
 	case metav1.FieldValidationIgnore:
 		return nil, nil
 	case metav1.FieldValidationStrict:
-		return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+		return nil, runtime.NewStrictDecodingError(errs)
 	}
 	return msgs, nil
+}
+
+// BodyError is the Status of a create or update whose body failed to
+// decode: a strict decoding error is kube-apiserver's 400 naming the
+// kind ("Widget in version \"v1\" cannot be handled as a Widget: strict
+// decoding error: unknown field \"spec.x\""); others pass unchanged.
+func BodyError(res *resource.Resource, err error) error {
+	if !runtime.IsStrictDecodingError(err) {
+		return err
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err))
+}
+
+// PatchedError is the Status of a patch whose result failed to decode: a
+// strict decoding error is kube-apiserver's 422 on the field "patch",
+// whose value is the patched object; others pass unchanged.
+func PatchedError(patched []byte, err error) error {
+	if !runtime.IsStrictDecodingError(err) {
+		return err
+	}
+	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), string(patched), err.Error())})
 }
 
 func decodeErrorMessage(err error) string {

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/handlers/negotiation"
 	"github.com/raftapi/raftapi/api/registry"
 )
@@ -64,7 +65,7 @@ func (s *Scope) decodeBody(r *http.Request, wr *writeRequest) (runtime.Object, e
 	}
 	obj, warnings, err := s.Codecs.Decode(s.Resource, mt, wr.body, wr.opts.FieldValidation)
 	wr.warnings = append(wr.warnings, warnings...)
-	return obj, err
+	return obj, codec.BodyError(s.Resource, err)
 }
 
 // finishWrite writes the warnings of the request and then the stored

@@ -65,7 +65,7 @@ func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.Patch
 		}
 		obj, warnings, err := s.reg.Codecs().Decode(s.res, codec.MediaJSON, patched, wp.FieldValidation)
 		if err != nil {
-			return nil, err
+			return nil, codec.PatchedError(patched, err)
 		}
 		if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
 			return nil, err

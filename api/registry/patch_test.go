@@ -142,8 +142,8 @@ func TestPatchFieldValidation(t *testing.T) {
 			createConfigMap(t, s, configMap("a", "k", "v1"))
 			r, err := patch(t, s, "a", types.MergePatchType, body, registry.WriteOptions{FieldValidation: tt.validation})
 			if tt.wantErr {
-				se := wantStatus(t, err, 400, metav1.StatusReasonBadRequest)
-				if !strings.Contains(se.ErrStatus.Message, `unknown field "unknownField"`) {
+				se := wantStatus(t, err, 422, metav1.StatusReasonInvalid)
+				if !strings.Contains(se.ErrStatus.Message, `patch: Invalid value: `) || !strings.Contains(se.ErrStatus.Message, `strict decoding error: unknown field "unknownField"`) {
 					t.Errorf("message %q, want it to name the unknown field", se.ErrStatus.Message)
 				}
 				if got := getConfigMap(t, s, "a"); got.Data["k"] != "v1" {

@@ -146,7 +146,7 @@ func (s *Store) patchScale(ctx context.Context, ns, name string, pt types.PatchT
 		}
 		obj, _, err := s.reg.Codecs().Decode(scaleRes, codec.MediaJSON, patched, wp.FieldValidation)
 		if err != nil {
-			return nil, err
+			return nil, codec.PatchedError(patched, err)
 		}
 		if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
 			return nil, err
