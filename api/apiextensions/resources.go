@@ -7,7 +7,6 @@ import (
 	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -19,9 +18,9 @@ func Served(crd *apiextensionsv1.CustomResourceDefinition) bool {
 		apiextensionshelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established)
 }
 
-// Terminating reports whether crd is being deleted: its instances are
+// terminating reports whether crd is being deleted: its instances are
 // going and no new ones may be created.
-func Terminating(crd *apiextensionsv1.CustomResourceDefinition) bool {
+func terminating(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return !crd.DeletionTimestamp.IsZero() || apiextensionshelpers.IsCRDConditionTrue(crd, apiextensionsv1.Terminating)
 }
 
@@ -56,7 +55,7 @@ func versionResource(crd *apiextensionsv1.CustomResourceDefinition, v *apiextens
 	if err != nil {
 		return nil, err
 	}
-	st := &crStrategy{schema: vs, terminating: Terminating(crd)}
+	st := &crStrategy{schema: vs, terminating: terminating(crd)}
 	r := &resource.Resource{
 		Group:      crd.Spec.Group,
 		Version:    v.Name,
@@ -103,17 +102,6 @@ func selectableFields(sf []apiextensionsv1.SelectableField) map[string]string {
 	for _, f := range sf {
 		name := strings.TrimPrefix(f.JSONPath, ".")
 		out[name] = name
-	}
-	return out
-}
-
-// GroupVersionResources returns what Resources(crd) would serve, by
-// group, version and plural, from spec names (a CRD not yet accepted has
-// no accepted names).
-func GroupVersionResources(crd *apiextensionsv1.CustomResourceDefinition) []schema.GroupVersionResource {
-	var out []schema.GroupVersionResource
-	for _, v := range crd.Spec.Versions {
-		out = append(out, schema.GroupVersionResource{Group: crd.Spec.Group, Version: v.Name, Resource: crd.Status.AcceptedNames.Plural})
 	}
 	return out
 }
