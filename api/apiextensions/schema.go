@@ -101,7 +101,7 @@ func (vs *versionSchema) Stored(obj map[string]any) {
 	_, _ = vs.coerce(obj, true)
 	obj["apiVersion"] = vs.gvk.GroupVersion().String()
 	if md, ok := obj["metadata"].(map[string]any); ok {
-		if g, _ := md["generation"].(int64); g == 0 {
+		if _, ok := md["generation"]; !ok {
 			md["generation"] = int64(1) // objects from before generations existed
 		}
 	}
