@@ -21,7 +21,9 @@ func TestNoopUpdateOnLaggingFollower(t *testing.T) {
 		name := fmt.Sprintf("noop-%d", i)
 		var old map[string]any
 		l.do(t, http.MethodPost, path, map[string]any{"metadata": map[string]any{"name": name}, "data": map[string]any{"k": "a"}}).wantCode(t, http.StatusCreated).decode(t, &old)
-		waitFor(t, "the follower to have "+name, func() bool { return f.do(t, http.MethodGet, path+"/"+name+"?resourceVersion=0", nil).Code == http.StatusOK })
+		waitFor(t, "the follower to have "+name, func() bool {
+			return f.do(t, http.MethodGet, path+"/"+name+"?resourceVersion=0", nil).Code == http.StatusOK
+		})
 
 		l.do(t, http.MethodPut, path+"/"+name, map[string]any{"metadata": map[string]any{"name": name}, "data": map[string]any{"k": "b"}}).wantCode(t, http.StatusOK)
 		f.do(t, http.MethodPut, path+"/"+name, old).wantStatus(t, http.StatusConflict, metav1.StatusReasonConflict)
