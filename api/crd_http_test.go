@@ -404,7 +404,7 @@ func TestCustomResourceVersions(t *testing.T) {
 	def := widgetDefinition()
 	spec := def["spec"].(map[string]any)
 	v1 := spec["versions"].([]any)[0].(map[string]any)
-	beta := map[string]any{"name": "v1beta1", "served": true, "storage": false}
+	beta := map[string]any{"name": "v1beta1", "served": true, "storage": false, "deprecated": true}
 	for _, k := range []string{"schema", "subresources", "additionalPrinterColumns", "selectableFields"} {
 		beta[k] = v1[k]
 	}
@@ -421,6 +421,12 @@ func TestCustomResourceVersions(t *testing.T) {
 		if got["apiVersion"] != want {
 			t.Errorf("GET %s: apiVersion %v, want %s", path, got["apiVersion"], want)
 		}
+	}
+	if w := s.do(t, http.MethodGet, betaPath+"/both", nil).Header.Get("Warning"); w != `299 - "crd.raftapi.io/v1beta1 Widget is deprecated; use crd.raftapi.io/v1 Widget"` {
+		t.Errorf("Warning of the deprecated version = %q, want kube's default deprecation warning", w)
+	}
+	if w := s.do(t, http.MethodGet, widgetsPath+"/both/status", nil).Header.Get("Warning"); w != "" {
+		t.Errorf("Warning of v1 = %q, want none", w)
 	}
 	obj, err := s.Store.Get(t.Context(), "/registry/"+widgetGroup+"/widgets/default/both", raftstore.ReadOptions{Consistency: raftstore.Any})
 	if err != nil || !strings.Contains(string(obj.Data), `"apiVersion":"`+widgetGroup+`/v1"`) {

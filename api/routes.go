@@ -75,7 +75,7 @@ type route struct {
 func handle(router *mux.Router, res *resource.Resource, routes []route) {
 	for _, rt := range routes {
 		if res.Serves(rt.verb) || (rt.verb == "list" && res.Serves("watch")) {
-			router.HandleFunc(rt.path, rt.h).Methods(rt.method)
+			router.HandleFunc(rt.path, handlers.WithWarnings(res.Warnings, rt.h)).Methods(rt.method)
 		}
 	}
 }
@@ -115,15 +115,19 @@ func (s *Server) subresourceRoutes(router *mux.Router, res *resource.Resource, i
 		sub := &res.Subresources[i]
 		sc := s.scope(res, sub)
 		p := item + "/" + sub.Name
+		var routes []route
 		for _, verb := range sub.ServedVerbs() {
 			switch verb {
 			case "get":
-				router.HandleFunc(p, handlers.Get(sc)).Methods(http.MethodGet)
+				routes = append(routes, route{verb, http.MethodGet, p, handlers.Get(sc)})
 			case "update":
-				router.HandleFunc(p, handlers.Update(sc)).Methods(http.MethodPut)
+				routes = append(routes, route{verb, http.MethodPut, p, handlers.Update(sc)})
 			case "patch":
-				router.HandleFunc(p, handlers.Patch(sc)).Methods(http.MethodPatch)
+				routes = append(routes, route{verb, http.MethodPatch, p, handlers.Patch(sc)})
 			}
+		}
+		for _, rt := range routes {
+			router.HandleFunc(rt.path, handlers.WithWarnings(res.Warnings, rt.h)).Methods(rt.method)
 		}
 	}
 }

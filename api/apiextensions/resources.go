@@ -2,11 +2,13 @@ package apiextensions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -71,6 +73,7 @@ func versionResource(crd *apiextensionsv1.CustomResourceDefinition, v *apiextens
 		Fields:     selectableFields(v.SelectableFields),
 		Strategy:   st,
 		Schema:     vs,
+		Warnings:   deprecationWarnings(crd, v),
 	}
 	if sub := v.Subresources; sub != nil {
 		if sub.Status != nil {
@@ -90,6 +93,30 @@ func versionResource(crd *apiextensionsv1.CustomResourceDefinition, v *apiextens
 		}
 	}
 	return r, nil
+}
+
+// deprecationWarnings are the Warning headers of every request to a
+// deprecated version: its deprecationWarning, or kube-apiserver's default
+// naming the newest served version that is not deprecated.
+func deprecationWarnings(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion) []string {
+	if !v.Deprecated {
+		return nil
+	}
+	if v.DeprecationWarning != nil {
+		return []string{*v.DeprecationWarning}
+	}
+	msg := fmt.Sprintf("%s/%s %s is deprecated", crd.Spec.Group, v.Name, crd.Spec.Names.Kind)
+	var newer []string
+	for _, o := range crd.Spec.Versions {
+		if o.Served && !o.Deprecated && version.CompareKubeAwareVersionStrings(v.Name, o.Name) < 0 {
+			newer = append(newer, o.Name)
+		}
+	}
+	if len(newer) == 0 {
+		return []string{msg}
+	}
+	slices.SortFunc(newer, func(a, b string) int { return -version.CompareKubeAwareVersionStrings(a, b) })
+	return []string{fmt.Sprintf("%s; use %s/%s %s", msg, crd.Spec.Group, newer[0], crd.Spec.Names.Kind)}
 }
 
 // selectableFields maps each selectable field ("spec.color", named by its

@@ -66,6 +66,18 @@ func managerOrUserAgent(manager, userAgent string) string {
 
 // writeWarnings sets one Warning header per warning, in kube-apiserver's
 // form: 299 - "text".
+// WithWarnings serves h with warnings added to every response as
+// Warning headers (a deprecated version's, as kube-apiserver sends them).
+func WithWarnings(warnings []string, h http.HandlerFunc) http.HandlerFunc {
+	if len(warnings) == 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeWarnings(w, warnings)
+		h(w, r)
+	}
+}
+
 func writeWarnings(w http.ResponseWriter, warnings []string) {
 	for _, msg := range warnings {
 		w.Header().Add("Warning", "299 - "+strconv.Quote(msg))

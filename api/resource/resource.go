@@ -73,6 +73,10 @@ type Resource struct {
 	// Schema, for a resource without a Go type, is the shape of its
 	// objects (a custom resource's); nil means any JSON object.
 	Schema Schema
+
+	// Warnings are sent as Warning headers with every response of the
+	// resource and its subresources (a deprecated version's).
+	Warnings []string
 }
 
 // AllVerbs are the verbs of a fully served resource.
