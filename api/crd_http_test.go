@@ -479,3 +479,27 @@ func TestPathsIncompleteBeforeCRDsServed(t *testing.T) {
 	s.do(t, http.MethodGet, widgetsPath, nil).wantRetryAfter(t)
 	s.do(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", nil).wantCode(t, http.StatusOK)
 }
+
+// TestCRDWarnings sends kube-apiserver's warnings with writes it accepts:
+// an unknown format in a CRD's schema, a finalizer without a domain on a
+// custom resource.
+func TestCRDWarnings(t *testing.T) {
+	tc := newTestCluster(t, 1)
+	s := tc.Leader
+	def := widgetDefinition()
+	v1 := def["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	spec := v1["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)
+	spec["properties"].(map[string]any)["when"] = map[string]any{"type": "string", "format": "no-such-format"}
+	r := s.do(t, http.MethodPost, crdsPath, def).wantCode(t, http.StatusCreated)
+	if w := r.Header.Get("Warning"); w != `299 - "unrecognized format \"no-such-format\""` {
+		t.Errorf("CRD create Warning = %q, want kube's unrecognized format warning", w)
+	}
+	waitFor(t, "widgets served", func() bool { return s.do(t, http.MethodGet, widgetsPath, nil).Code == http.StatusOK })
+	w := widget("fin", map[string]any{})
+	w["metadata"].(map[string]any)["finalizers"] = []string{"nodomain", "example.com/ok"}
+	r = s.do(t, http.MethodPost, widgetsPath, w).wantCode(t, http.StatusCreated)
+	if got := r.Header.Values("Warning"); len(got) != 1 || !strings.Contains(got[0], `metadata.finalizers: \"nodomain\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`) {
+		t.Errorf("CR create Warnings = %q, want one about the finalizer without a domain", got)
+	}
+	s.do(t, http.MethodPatch, widgetsPath+"/fin", `{"metadata":{"finalizers":null}}`, contentType("application/merge-patch+json")).wantCode(t, http.StatusOK)
+}

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -126,6 +127,23 @@ type createAdmitter interface {
 // instances).
 type deletePreparer interface {
 	PrepareForDelete(obj runtime.Object)
+}
+
+// warner is implemented by strategies that warn the client about what
+// they accept (kube-apiserver's WarningsOnCreate and WarningsOnUpdate):
+// the warnings go out as Warning headers.
+type warner interface {
+	WarningsOnCreate(obj runtime.Object) []string
+	WarningsOnUpdate(obj, old runtime.Object) []string
+}
+
+// addWarnings adds to wp the warnings not already there.
+func addWarnings(wp *writeParams, warnings []string) {
+	for _, w := range warnings {
+		if !slices.Contains(wp.warnings, w) {
+			wp.warnings = append(wp.warnings, w)
+		}
+	}
 }
 
 // canonicalizer is implemented by strategies that normalise an object

@@ -44,6 +44,9 @@ func (s *Store) storeNew(ctx context.Context, obj runtime.Object, ns string, gen
 	if err := s.admitCreate(ctx, obj, ns); err != nil {
 		return nil, err
 	}
+	if w, ok := s.res.GetStrategy().(warner); ok {
+		addWarnings(wp, w.WarningsOnCreate(obj))
+	}
 	if s.res.Namespaced {
 		if err := s.reg.admitNamespace(ctx, s.res, ns, m.GetName(), wp.DryRun); err != nil {
 			return nil, err
