@@ -36,13 +36,14 @@ type versionSchema struct {
 	statusValidator apiservervalidation.SchemaValidator
 	cel             *cel.Validator
 	fingerprint     string
+	served          *servedCache
 }
 
 // newVersionSchema compiles the schema of version of crd as
 // kube-apiserver's custom resource handler does.
 func newVersionSchema(crd *apiextensionsv1.CustomResourceDefinition, version *apiextensionsv1.CustomResourceDefinitionVersion) (*versionSchema, error) {
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version.Name, Kind: crd.Spec.Names.Kind}
-	vs := &versionSchema{gvk: gvk, storage: storageVersion(crd), preserveUnknown: crd.Spec.PreserveUnknownFields}
+	vs := &versionSchema{gvk: gvk, storage: storageVersion(crd), preserveUnknown: crd.Spec.PreserveUnknownFields, served: newServedCache()}
 	var props *apiextensionsinternal.JSONSchemaProps
 	if version.Schema != nil && version.Schema.OpenAPIV3Schema != nil {
 		internal := &apiextensionsinternal.CustomResourceValidation{}
@@ -182,6 +183,13 @@ func jsonSchema(s *spec.Schema) *spec.Schema {
 	}
 	return out
 }
+
+// CachedServed returns the served form of stored if this version
+// computed it recently; the caller must not modify it.
+func (vs *versionSchema) CachedServed(stored []byte) ([]byte, bool) { return vs.served.get(stored) }
+
+// RememberServed records served as the served form of stored.
+func (vs *versionSchema) RememberServed(stored, served []byte) { vs.served.put(stored, served) }
 
 // StorageVersion implements resource.Schema.
 func (vs *versionSchema) StorageVersion() string { return vs.storage }

@@ -97,6 +97,9 @@ func ServedData(res *resource.Resource, data []byte) ([]byte, error) {
 	var err error
 	switch {
 	case res.Schema != nil:
+		if c, ok := res.Schema.(servedCache); ok {
+			return cachedServedData(res, c, data)
+		}
 		obj, err = DecodeStored(res, data)
 	case res.StoredAs != nil:
 		obj, err = decodeConverted(res, data)
@@ -110,6 +113,31 @@ func ServedData(res *resource.Resource, data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	return b, nil
+}
+
+// servedCache is implemented by Schemas that remember the served form of
+// the stored objects they coerced; the result must not be modified.
+type servedCache interface {
+	CachedServed(stored []byte) ([]byte, bool)
+	RememberServed(stored, served []byte)
+}
+
+// cachedServedData is ServedData through a Schema's cache.
+func cachedServedData(res *resource.Resource, c servedCache, data []byte) ([]byte, error) {
+	if b, ok := c.CachedServed(data); ok {
+		return b, nil
+	}
+	obj, err := DecodeStored(res, data)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	b = b[:len(b):len(b)] // shared from now on: an append must copy
+	c.RememberServed(data, b)
 	return b, nil
 }
 
