@@ -364,6 +364,22 @@ func TestCustomResourceOpenAPI(t *testing.T) {
 	if d := string(v2.Definitions[name]); !strings.Contains(d, "What the widget should be.") || strings.Contains(d, "pattern") || strings.Contains(d, "minimum") {
 		t.Errorf("v2 definition of %s = %s, want the descriptions without value validations", name, d)
 	}
+
+	// A kind that keeps unknown fields is a bare object in Swagger 2.0.
+	loose := widgetDefinition()
+	loose["metadata"] = map[string]any{"name": "gadgets." + widgetGroup}
+	spec := loose["spec"].(map[string]any)
+	spec["names"] = map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget"}
+	spec["versions"] = []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{
+		"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}
+	createCRD(t, s, loose, "/apis/"+widgetGroup+"/v1/namespaces/default/gadgets")
+	waitFor(t, "the gadget in the v2 document", func() bool {
+		s.do(t, http.MethodGet, "/openapi/v2", nil).wantCode(t, http.StatusOK).decode(t, &v2)
+		return v2.Definitions["io.raftapi.crd.v1.Gadget"] != nil
+	})
+	if d := string(v2.Definitions["io.raftapi.crd.v1.Gadget"]); strings.Contains(d, "properties") || !strings.Contains(d, `"type":"object"`) {
+		t.Errorf("v2 definition of a kind keeping unknown fields = %s, want a bare object", d)
+	}
 }
 
 // TestCustomResourceGarbageCollection deletes owners across custom and

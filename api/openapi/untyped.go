@@ -104,7 +104,14 @@ func (b *builder) untypedObject(r *resource.Resource) *spec.Schema {
 	if r.Schema != nil {
 		s = r.Schema.OpenAPI(b.v3)
 	}
-	if s == nil {
+	switch {
+	case s == nil && r.Schema != nil:
+		// A custom resource whose schema has nothing to publish here
+		// (Swagger 2.0 of one that keeps unknown fields): kube-apiserver
+		// publishes a bare object, since kubectl would refuse unknown
+		// fields next to declared properties.
+		return &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}}}
+	case s == nil:
 		base.AddExtension(extPreserveUnknownFields, true)
 		return &base
 	}
