@@ -365,6 +365,11 @@ func TestCustomResourceOpenAPI(t *testing.T) {
 		t.Errorf("v2 definition of %s = %s, want the descriptions without value validations", name, d)
 	}
 
+	// The CRD type is described as kube describes it.
+	if body := string(s.do(t, http.MethodGet, "/openapi/v3/apis/apiextensions.k8s.io/v1", nil).wantCode(t, http.StatusOK).Body); !strings.Contains(body, "CustomResourceDefinitionSpec describes how a user wants their resource to appear") {
+		t.Error("the apiextensions.k8s.io/v1 document lacks the descriptions of the CRD type")
+	}
+
 	// A kind that keeps unknown fields is a bare object in Swagger 2.0.
 	loose := widgetDefinition()
 	loose["metadata"] = map[string]any{"name": "gadgets." + widgetGroup}

@@ -2,11 +2,14 @@ package openapi
 
 import (
 	"reflect"
+	"sync"
 
+	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 // swaggerDocer is implemented by the k8s.io/api and apimachinery types: the
@@ -21,7 +24,10 @@ type swaggerDocer interface {
 func swaggerDoc(t reflect.Type) map[string]string {
 	d, ok := reflect.New(t).Interface().(swaggerDocer)
 	if !ok {
-		return fallbackDocs[t]
+		if docs, ok := fallbackDocs[t]; ok {
+			return docs
+		}
+		return generatedDocs()[definitionName(t)]
 	}
 	docs := d.SwaggerDoc()
 	for i := 0; i < t.NumField(); i++ {
@@ -62,6 +68,25 @@ var fallbackDocs = map[reflect.Type]map[string]string{
 		"object": "Object is the object the event is about: its new state for ADDED and MODIFIED, its last state for DELETED, a Status for ERROR, and an object carrying only the resourceVersion for BOOKMARK.",
 	},
 }
+
+// generatedDocs are the descriptions of the types that have no SwaggerDoc
+// but whose module generates OpenAPI definitions, by Go type name: the
+// apiextensions.k8s.io types (CustomResourceDefinition), described as
+// kube-apiserver describes them. The keys are definition names.
+var generatedDocs = sync.OnceValue(func() map[string]map[string]string {
+	defs := apiextensionsopenapi.GetOpenAPIDefinitions(func(string) spec.Ref { return spec.Ref{} })
+	out := make(map[string]map[string]string, len(defs))
+	for name, def := range defs {
+		docs := map[string]string{"": def.Schema.Description}
+		for field, s := range def.Schema.Properties {
+			if s.Description != "" {
+				docs[field] = s.Description
+			}
+		}
+		out[name] = docs
+	}
+	return out
+})
 
 // deref strips pointers from t.
 func deref(t reflect.Type) reflect.Type {
