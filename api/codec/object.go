@@ -93,27 +93,24 @@ func inStorageVersion(res *resource.Resource, u *unstructured.Unstructured) *uns
 // serves: the stored bytes themselves unless res is stored as another
 // version or has a Schema to coerce them to.
 func ServedData(res *resource.Resource, data []byte) ([]byte, error) {
-	var obj runtime.Object
-	var err error
 	switch {
 	case res.Schema != nil:
-		if c, ok := res.Schema.(servedCache); ok {
-			return cachedServedData(res, c, data)
+		c, cached := res.Schema.(servedCache)
+		if cached {
+			if b, ok := c.CachedServed(data); ok {
+				return b, nil
+			}
 		}
-		obj, err = DecodeStored(res, data)
+		b, err := encodeJSON(DecodeStored(res, data))
+		if err == nil && cached {
+			b = b[:len(b):len(b)] // shared from now on: an append must copy
+			c.RememberServed(data, b)
+		}
+		return b, err
 	case res.StoredAs != nil:
-		obj, err = decodeConverted(res, data)
-	default:
-		return data, nil
+		return encodeJSON(decodeConverted(res, data))
 	}
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	return b, nil
+	return data, nil
 }
 
 // servedCache is implemented by Schemas that remember the served form of
@@ -123,12 +120,8 @@ type servedCache interface {
 	RememberServed(stored, served []byte)
 }
 
-// cachedServedData is ServedData through a Schema's cache.
-func cachedServedData(res *resource.Resource, c servedCache, data []byte) ([]byte, error) {
-	if b, ok := c.CachedServed(data); ok {
-		return b, nil
-	}
-	obj, err := DecodeStored(res, data)
+// encodeJSON returns the JSON of obj, decoded with err.
+func encodeJSON(obj runtime.Object, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +129,6 @@ func cachedServedData(res *resource.Resource, c servedCache, data []byte) ([]byt
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	b = b[:len(b):len(b)] // shared from now on: an append must copy
-	c.RememberServed(data, b)
 	return b, nil
 }
 
