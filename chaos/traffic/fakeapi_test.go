@@ -124,7 +124,10 @@ func TestTrafficOnBothResources(t *testing.T) {
 	f.setUnserved("n2", true)
 	tr := Start(ctx, Config{Client: NewClient(nodes, "ns", 5*time.Second), Recorder: rec, Nodes: []string{"n1", "n2"},
 		Resources: []Resource{ConfigMaps, ChaosObjects}, RegisterClients: 4, Keys: 2, KeyLifetime: 300 * time.Millisecond, Seed: 1})
-	time.Sleep(200 * time.Millisecond)
+	// Serve again once the node not serving has answered at least once.
+	for ctx.Err() == nil && rec.History().Unserved()[ChaosObjects.Name] == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
 	f.setUnserved("n2", false)
 	restart.End = rec.Now()
 	rec.Fault(restart)
