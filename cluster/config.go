@@ -48,9 +48,33 @@ type Config struct {
 	// with gossip. Default one second.
 	ReconcileInterval time.Duration
 
-	// PeerCertFile, PeerKeyFile and PeerCAFile enable mutual TLS on the
-	// peer address: every node presents the certificate and accepts only
-	// peers whose certificate the CA signed.
+	// Token is the cluster's join token (see cluster/DESIGN.md): a full
+	// token K10<ca-hash>::server:<secret> or a bare secret. Every node of a
+	// cluster derives its CAs from the secret. Empty: the token stored in
+	// the data directory, or, for a new single-node cluster, a new one.
+	Token string
+
+	// TLSCertFile and TLSKeyFile replace the serving certificate the node
+	// issues itself from the cluster CA (kube-apiserver's
+	// --tls-cert-file and --tls-private-key-file).
+	TLSCertFile, TLSKeyFile string
+	// ClientCAFile adds CAs whose client certificates the API accepts,
+	// besides the cluster CA (kube-apiserver's --client-ca-file): the
+	// common name is the user, the organizations its groups.
+	ClientCAFile string
+	// TLSSANs are extra names (DNS names or IPs) for the serving
+	// certificate the node issues itself.
+	TLSSANs []string
+	// InsecureHTTP serves the API over plain HTTP, with every request
+	// treated as the all-powerful user system:unsecured. Only on a
+	// loopback address unless InsecureHTTPAnyAddress is also set.
+	InsecureHTTP           bool
+	InsecureHTTPAnyAddress bool
+
+	// PeerCertFile, PeerKeyFile and PeerCAFile replace the peer
+	// certificates derived from the token: every node presents its
+	// certificate, whose common name must be its node name, and accepts
+	// only peers whose certificate the CA signed.
 	PeerCertFile, PeerKeyFile, PeerCAFile string
 	// Logger receives the node's logs; nil discards them.
 	Logger *slog.Logger
@@ -84,6 +108,12 @@ func (c Config) withDefaults() Config {
 		c.ReconcileInterval = time.Second
 	}
 	return c
+}
+
+// multiNode reports whether the node is configured to be one of several,
+// which needs a shared token.
+func (c Config) multiNode() bool {
+	return len(c.InitialCluster) > 1 || len(c.Join) > 0 || c.BootstrapExpect > 1
 }
 
 // gossipEnabled reports whether the node finds its cluster by gossip.

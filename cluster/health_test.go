@@ -56,7 +56,7 @@ func TestReadyzWithoutQuorum(t *testing.T) {
 	peer := freeAddr(t)
 	n, err := Start(Config{
 		Name: "a", DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: peer,
-		InitialCluster: map[string]string{"a": peer, "b": freeAddr(t), "c": freeAddr(t)},
+		InitialCluster: map[string]string{"a": peer, "b": freeAddr(t), "c": freeAddr(t)}, Token: testToken,
 	})
 	if err != nil {
 		t.Fatalf("start: %v", err)
@@ -89,7 +89,7 @@ func TestReadyzLosesLeader(t *testing.T) {
 	}
 	nodes := map[string]*Node{}
 	for _, name := range names {
-		n, err := Start(Config{Name: name, DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: peers[name], InitialCluster: peers})
+		n, err := Start(Config{Name: name, DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: peers[name], InitialCluster: peers, Token: testToken})
 		if err != nil {
 			t.Fatalf("start %s: %v", name, err)
 		}

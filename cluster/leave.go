@@ -99,7 +99,7 @@ func (n *Node) removedByLeader(lastLeader *string) bool {
 			} `json:"metadata"`
 		} `json:"items"`
 	}
-	if err := getJSON(m.meta.API, "/apis/raftapi.io/v1/members", &l); err != nil {
+	if err := n.getJSON(m.meta.API, "/apis/raftapi.io/v1/members", &l); err != nil {
 		return false
 	}
 	for _, it := range l.Items {

@@ -57,7 +57,7 @@ func (n *Node) fillStatus(m *api.Member) {
 	if m.APIAddress == "" {
 		return
 	}
-	st, err := fetchStatus(m.APIAddress, 500*time.Millisecond)
+	st, err := n.fetchStatus(m.APIAddress, 500*time.Millisecond)
 	if err != nil {
 		return
 	}

@@ -250,7 +250,7 @@ func (r *reconciler) canRemove(c raftstore.Member, gm map[string]gossipMember, c
 
 // caughtUp reports whether a non-voter has applied close to the leader.
 func (r *reconciler) caughtUp(m gossipMember) bool {
-	st, err := fetchStatus(m.meta.API, time.Second)
+	st, err := r.node.fetchStatus(m.meta.API, time.Second)
 	if err != nil {
 		return false
 	}
@@ -262,24 +262,25 @@ func (r *reconciler) caughtUp(m gossipMember) bool {
 const promotionLag = 64
 
 // fetchStatus reads another node's /raftapi/v1/status.
-func fetchStatus(apiAddr string, timeout time.Duration) (raftstore.Status, error) {
+func (n *Node) fetchStatus(apiAddr string, timeout time.Duration) (raftstore.Status, error) {
 	var st raftstore.Status
-	return st, getJSONTimeout(apiAddr, StatusPath, timeout, &st)
+	return st, n.getJSONTimeout(apiAddr, StatusPath, timeout, &st)
 }
 
-func getJSON(apiAddr, path string, out any) error {
-	return getJSONTimeout(apiAddr, path, 2*time.Second, out)
+func (n *Node) getJSON(apiAddr, path string, out any) error {
+	return n.getJSONTimeout(apiAddr, path, 2*time.Second, out)
 }
 
-// getJSONTimeout GETs path from another node's API and decodes the answer.
-func getJSONTimeout(apiAddr, path string, timeout time.Duration, out any) error {
+// getJSONTimeout GETs path from another node's API, as this node, and
+// decodes the answer.
+func (n *Node) getJSONTimeout(apiAddr, path string, timeout time.Duration, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+apiAddr+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.api.scheme()+"://"+apiAddr+path, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := n.api.nodeClient.Do(req)
 	if err != nil {
 		return err
 	}

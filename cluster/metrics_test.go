@@ -64,14 +64,14 @@ func httpDo(t *testing.T, n *Node, method, path, body string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+n.APIAddr()+path, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, baseURL(n)+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := adminClient(t, n).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -168,13 +168,13 @@ func listRV(t *testing.T, n *Node, ns string) uint64 {
 func openWatch(t *testing.T, n *Node, ns string, rv uint64) (*bufio.Reader, func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	url := fmt.Sprintf("http://%s/api/v1/namespaces/%s/configmaps?watch=true&resourceVersion=%d", n.APIAddr(), ns, rv)
+	url := fmt.Sprintf("%s/api/v1/namespaces/%s/configmaps?watch=true&resourceVersion=%d", baseURL(n), ns, rv)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := adminClient(t, n).Do(req)
 	if err != nil {
 		cancel()
 		t.Fatalf("watch: %v", err)
@@ -369,29 +369,34 @@ func TestInstrumentKeepsStreaming(t *testing.T) {
 	}
 }
 
+// ri is a requestInfo's metrics labels.
+func ri(verb, group, version, resource, subresource, scope string) requestInfo {
+	return requestInfo{verb: verb, group: group, version: version, resource: resource, subresource: subresource, scope: scope}
+}
+
 func TestParseRequestInfo(t *testing.T) {
 	cases := []struct {
 		name, method, url, contentType string
 		want                           requestInfo
 	}{
-		{"create", "POST", "/api/v1/namespaces/ns/configmaps", "", requestInfo{"POST", "", "v1", "configmaps", "", "resource"}},
-		{"list namespaced", "GET", "/api/v1/namespaces/ns/configmaps", "", requestInfo{"LIST", "", "v1", "configmaps", "", "namespace"}},
-		{"list all namespaces", "GET", "/api/v1/configmaps", "", requestInfo{"LIST", "", "v1", "configmaps", "", "cluster"}},
-		{"get", "GET", "/api/v1/namespaces/ns/configmaps/a", "", requestInfo{"GET", "", "v1", "configmaps", "", "resource"}},
-		{"watch param", "GET", "/api/v1/namespaces/ns/configmaps?watch=true", "", requestInfo{"WATCH", "", "v1", "configmaps", "", "namespace"}},
-		{"watch false", "GET", "/api/v1/namespaces/ns/configmaps?watch=false", "", requestInfo{"LIST", "", "v1", "configmaps", "", "namespace"}},
-		{"watch path", "GET", "/api/v1/watch/namespaces/ns/configmaps/a", "", requestInfo{"WATCH", "", "v1", "configmaps", "", "resource"}},
-		{"update", "PUT", "/api/v1/namespaces/ns/configmaps/a", "", requestInfo{"PUT", "", "v1", "configmaps", "", "resource"}},
-		{"patch", "PATCH", "/api/v1/namespaces/ns/configmaps/a", "application/merge-patch+json", requestInfo{"PATCH", "", "v1", "configmaps", "", "resource"}},
-		{"apply", "PATCH", "/api/v1/namespaces/ns/configmaps/a", "application/apply-patch+yaml", requestInfo{"APPLY", "", "v1", "configmaps", "", "resource"}},
-		{"delete", "DELETE", "/api/v1/namespaces/ns/configmaps/a", "", requestInfo{"DELETE", "", "v1", "configmaps", "", "resource"}},
-		{"deletecollection", "DELETE", "/api/v1/namespaces/ns/configmaps", "", requestInfo{"DELETECOLLECTION", "", "v1", "configmaps", "", "namespace"}},
-		{"namespace object", "GET", "/api/v1/namespaces/ns", "", requestInfo{"GET", "", "v1", "namespaces", "", "resource"}},
-		{"namespace status", "PUT", "/api/v1/namespaces/ns/status", "", requestInfo{"PUT", "", "v1", "namespaces", "status", "resource"}},
-		{"namespaces", "GET", "/api/v1/namespaces", "", requestInfo{"LIST", "", "v1", "namespaces", "", "cluster"}},
-		{"group", "GET", "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l", "", requestInfo{"GET", "coordination.k8s.io", "v1", "leases", "", "resource"}},
-		{"subresource", "PUT", "/apis/example.com/v1/namespaces/ns/widgets/w/status", "", requestInfo{"PUT", "example.com", "v1", "widgets", "status", "resource"}},
-		{"connect", "POST", "/api/v1/namespaces/ns/pods/p/exec", "", requestInfo{"CONNECT", "", "v1", "pods", "exec", "resource"}},
+		{"create", "POST", "/api/v1/namespaces/ns/configmaps", "", ri("POST", "", "v1", "configmaps", "", "resource")},
+		{"list namespaced", "GET", "/api/v1/namespaces/ns/configmaps", "", ri("LIST", "", "v1", "configmaps", "", "namespace")},
+		{"list all namespaces", "GET", "/api/v1/configmaps", "", ri("LIST", "", "v1", "configmaps", "", "cluster")},
+		{"get", "GET", "/api/v1/namespaces/ns/configmaps/a", "", ri("GET", "", "v1", "configmaps", "", "resource")},
+		{"watch param", "GET", "/api/v1/namespaces/ns/configmaps?watch=true", "", ri("WATCH", "", "v1", "configmaps", "", "namespace")},
+		{"watch false", "GET", "/api/v1/namespaces/ns/configmaps?watch=false", "", ri("LIST", "", "v1", "configmaps", "", "namespace")},
+		{"watch path", "GET", "/api/v1/watch/namespaces/ns/configmaps/a", "", ri("WATCH", "", "v1", "configmaps", "", "resource")},
+		{"update", "PUT", "/api/v1/namespaces/ns/configmaps/a", "", ri("PUT", "", "v1", "configmaps", "", "resource")},
+		{"patch", "PATCH", "/api/v1/namespaces/ns/configmaps/a", "application/merge-patch+json", ri("PATCH", "", "v1", "configmaps", "", "resource")},
+		{"apply", "PATCH", "/api/v1/namespaces/ns/configmaps/a", "application/apply-patch+yaml", ri("APPLY", "", "v1", "configmaps", "", "resource")},
+		{"delete", "DELETE", "/api/v1/namespaces/ns/configmaps/a", "", ri("DELETE", "", "v1", "configmaps", "", "resource")},
+		{"deletecollection", "DELETE", "/api/v1/namespaces/ns/configmaps", "", ri("DELETECOLLECTION", "", "v1", "configmaps", "", "namespace")},
+		{"namespace object", "GET", "/api/v1/namespaces/ns", "", ri("GET", "", "v1", "namespaces", "", "resource")},
+		{"namespace status", "PUT", "/api/v1/namespaces/ns/status", "", ri("PUT", "", "v1", "namespaces", "status", "resource")},
+		{"namespaces", "GET", "/api/v1/namespaces", "", ri("LIST", "", "v1", "namespaces", "", "cluster")},
+		{"group", "GET", "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l", "", ri("GET", "coordination.k8s.io", "v1", "leases", "", "resource")},
+		{"subresource", "PUT", "/apis/example.com/v1/namespaces/ns/widgets/w/status", "", ri("PUT", "example.com", "v1", "widgets", "status", "resource")},
+		{"connect", "POST", "/api/v1/namespaces/ns/pods/p/exec", "", ri("CONNECT", "", "v1", "pods", "exec", "resource")},
 		{"discovery", "GET", "/apis/apps/v1", "", requestInfo{verb: "GET"}},
 		{"core discovery", "GET", "/api/v1", "", requestInfo{verb: "GET"}},
 		{"health", "GET", "/readyz", "", requestInfo{verb: "GET"}},
@@ -403,7 +408,9 @@ func TestParseRequestInfo(t *testing.T) {
 			if c.contentType != "" {
 				r.Header.Set("Content-Type", c.contentType)
 			}
-			if got := parseRequestInfo(r); got != c.want {
+			got := parseRequestInfo(r)
+			got.namespace, got.name = "", "" // not metrics labels; see TestForbiddenMessages
+			if got != c.want {
 				t.Errorf("parseRequestInfo(%s %s) = %+v, want %+v", c.method, c.url, got, c.want)
 			}
 		})

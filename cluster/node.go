@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/raftapi/raftapi/api"
+	"github.com/raftapi/raftapi/cluster/pki"
 	"github.com/raftapi/raftapi/raftstore"
 )
 
@@ -22,10 +24,15 @@ type Node struct {
 	gossip  *gossip // nil for a static cluster
 	http    *http.Server
 	ln      net.Listener
-	done    chan error
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	leaving atomic.Bool // set by Leave: stop announcing and reconciling
+	api     *apiSecurity
+	token   pki.Token
+	// kubeconfig is the admin kubeconfig written at start ("" when the
+	// serving certificate is not the node's own or the API is plain HTTP).
+	kubeconfig string
+	done       chan error
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	leaving    atomic.Bool // set by Leave: stop announcing and reconciling
 
 	stopOnce sync.Once
 	stopErr  error
@@ -37,7 +44,11 @@ type Node struct {
 // or waiting to be added to a cluster.
 func Start(c Config) (*Node, error) {
 	cfg := c.withDefaults()
-	store, err := openStore(cfg)
+	sec, err := setUpSecurity(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(cfg, sec.peer)
 	if err != nil {
 		return nil, err
 	}
@@ -46,9 +57,18 @@ func Start(c Config) (*Node, error) {
 		store.Close()
 		return nil, fmt.Errorf("cluster: listen on API address: %w", err)
 	}
-	n := &Node{cfg: cfg, store: store, ln: ln, done: make(chan error, 1), stop: make(chan struct{}), metrics: newMetrics(store)}
+	n := &Node{cfg: cfg, store: store, ln: ln, api: sec.api, token: sec.token, done: make(chan error, 1), stop: make(chan struct{}), metrics: newMetrics(store)}
+	if n.kubeconfig, err = sec.api.writeKubeconfig(cfg.DataDir, ln.Addr().String()); err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	n.http = &http.Server{Handler: n.routes(), ReadHeaderTimeout: 30 * time.Second}
-	go func() { n.exit(n.http.Serve(ln)) }()
+	serveLn := ln
+	if sec.api.tls != nil {
+		serveLn = tls.NewListener(ln, sec.api.tls)
+	}
+	go func() { n.exit(n.http.Serve(serveLn)) }()
 	if cfg.gossipEnabled() {
 		if err := n.startGossip(); err != nil {
 			n.Stop(context.Background())
@@ -58,7 +78,7 @@ func Start(c Config) (*Node, error) {
 	return n, nil
 }
 
-func openStore(cfg Config) (*raftstore.Store, error) {
+func openStore(cfg Config, peer *peerSecurity) (*raftstore.Store, error) {
 	rc := raftstore.Config{
 		Name:             cfg.Name,
 		DataDir:          cfg.DataDir,
@@ -69,18 +89,13 @@ func openStore(cfg Config) (*raftstore.Store, error) {
 		HistoryRetention: cfg.HistoryRetention,
 		Logger:           cfg.Logger,
 	}
-	tlsCfg, err := cfg.peerTLS()
+	ln, err := net.Listen("tcp", cfg.PeerListen)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cluster: listen on peer address: %w", err)
 	}
-	if tlsCfg != nil {
-		ln, err := net.Listen("tcp", cfg.PeerListen)
-		if err != nil {
-			return nil, fmt.Errorf("cluster: listen on peer address: %w", err)
-		}
-		rc.PeerListener = tlsListener(ln, tlsCfg)
-		rc.PeerDialer = tlsDialer(tlsCfg)
-	}
+	rc.PeerListener = tls.NewListener(ln, peer.tls)
+	rc.PeerDialer = peer.dialer()
+	rc.PeerIdentity = peer.identity
 	return raftstore.Open(rc)
 }
 
@@ -99,14 +114,15 @@ func (n *Node) routes() http.Handler {
 	n.runControllers(apiServer)
 	apiHandler := n.metrics.instrument(apiServer)
 	mux.Handle("/", apiHandler)
+	authed := n.withAuth(mux)
 	// ServeMux would redirect a path with "..", "//" or "%2F" to its
 	// cleaned form with an HTML page; the API answers it with a Status.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsUncleanPath(r) {
-			apiHandler.ServeHTTP(w, r)
+			n.withAuth(apiHandler).ServeHTTP(w, r)
 			return
 		}
-		mux.ServeHTTP(w, r)
+		authed.ServeHTTP(w, r)
 	})
 }
 
@@ -124,6 +140,17 @@ func (n *Node) runControllers(s *api.Server) {
 		cancel()
 	}()
 }
+
+// Kubeconfig is the path of the admin kubeconfig the node wrote at start,
+// or "" when it wrote none (plain HTTP, or a serving certificate from a
+// file).
+func (n *Node) Kubeconfig() string { return n.kubeconfig }
+
+// Token is the cluster's full join token.
+func (n *Node) Token() string { return n.token.String() }
+
+// TLS reports whether the API speaks TLS.
+func (n *Node) TLS() bool { return n.api.tls != nil }
 
 // APIAddr is the address the HTTP API listens on.
 func (n *Node) APIAddr() string { return n.ln.Addr().String() }

@@ -15,6 +15,8 @@ type requestInfo struct {
 	resource    string // "" for a non-resource path (discovery, health, ...)
 	subresource string
 	scope       string // resource, namespace, cluster; "" for a non-resource path
+	namespace   string // not a metrics label
+	name        string // not a metrics label
 }
 
 // connectSubresources are the subresources kube-apiserver reports as
@@ -62,6 +64,9 @@ func parseRequestInfo(r *http.Request) requestInfo {
 	if len(parts) > 2 {
 		info.subresource = parts[2]
 	}
+	// As kube's RequestInfoFactory, a namespace object's request is in
+	// the namespace it names.
+	info.namespace, info.name = namespace, name
 	info.verb = resourceVerb(r, name != "", watchPath, info.subresource)
 	info.scope = scope(info.verb, namespace, name)
 	return info
@@ -117,4 +122,17 @@ func scope(verb, namespace, name string) string {
 		return "namespace"
 	}
 	return "cluster"
+}
+
+// authzVerb is the verb kube's authorizers see for a resource request.
+func (i requestInfo) authzVerb() string {
+	switch i.verb {
+	case "POST":
+		return "create"
+	case "PUT":
+		return "update"
+	case "APPLY":
+		return "patch"
+	}
+	return strings.ToLower(i.verb)
 }

@@ -65,12 +65,13 @@ type SnapshotInfo struct {
 }
 
 // SaveSnapshot streams a snapshot from the node whose HTTP API is at
-// server (a URL such as http://127.0.0.1:8080) into the file path. The file
+// server (a URL such as https://127.0.0.1:8080), through client, which
+// carries an admin credential, into the file path. The file
 // is written beside its final name, synced, checked to be a complete state
 // file of the announced revision, and only then renamed into place: path
 // never holds a partial snapshot.
-func SaveSnapshot(ctx context.Context, server, path string) (SnapshotInfo, error) {
-	resp, err := getSnapshot(ctx, server)
+func SaveSnapshot(ctx context.Context, client *http.Client, server, path string) (SnapshotInfo, error) {
+	resp, err := getSnapshot(ctx, client, server)
 	if err != nil {
 		return SnapshotInfo{}, err
 	}
@@ -100,7 +101,7 @@ func SaveSnapshot(ctx context.Context, server, path string) (SnapshotInfo, error
 	return SnapshotInfo{Revision: rev, Size: size}, nil
 }
 
-func getSnapshot(ctx context.Context, server string) (*http.Response, error) {
+func getSnapshot(ctx context.Context, client *http.Client, server string) (*http.Response, error) {
 	url := strings.TrimSuffix(server, "/") + SnapshotPath
 	if !strings.Contains(server, "://") {
 		url = "http://" + url
@@ -109,7 +110,7 @@ func getSnapshot(ctx context.Context, server string) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: save snapshot: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: save snapshot: %w", err)
 	}

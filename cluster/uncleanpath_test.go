@@ -17,10 +17,10 @@ type rawResponse struct {
 	body   string
 }
 
-// rawGet sends GET rawPath to the server at base ("http://host:port")
+// rawGet sends GET rawPath through rt to the server at base ("https://host:port")
 // with the path on the request line exactly as given, not cleaned or
 // re-escaped, and returns the answer without following redirects.
-func rawGet(t *testing.T, base, rawPath string) rawResponse {
+func rawGet(t *testing.T, rt http.RoundTripper, base, rawPath string) rawResponse {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -29,7 +29,7 @@ func rawGet(t *testing.T, base, rawPath string) rawResponse {
 		t.Fatalf("GET %s: %v", rawPath, err)
 	}
 	req.URL.Opaque = rawPath
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", rawPath, err)
@@ -63,25 +63,25 @@ func TestUncleanPathsThroughNode(t *testing.T) {
 	}))
 	defer echo.Close()
 	for _, p := range paths {
-		if got := rawGet(t, echo.URL, p); got.body != p {
+		if got := rawGet(t, http.DefaultTransport, echo.URL, p); got.body != p {
 			t.Fatalf("request for %s reached the server as %s", p, got.body)
 		}
 	}
 
 	n := startSingleNode(t)
-	base := "http://" + n.APIAddr()
+	base, rt := baseURL(n), adminClient(t, n).Transport
 	// configmaps%2Ffoo unescaped is the configmap foo: make it exist.
 	pollUntil(t, "configmap default/foo created", func() (bool, string) {
 		code, body := httpDo(t, n, http.MethodPost, "/api/v1/namespaces/default/configmaps", configMap("foo", "v"))
 		return code == http.StatusCreated || code == http.StatusConflict, body
 	})
-	if got := rawGet(t, base, "/api/v1/namespaces/default/configmaps/foo"); got.code != http.StatusOK {
+	if got := rawGet(t, rt, base, "/api/v1/namespaces/default/configmaps/foo"); got.code != http.StatusOK {
 		t.Fatalf("GET of the clean path: %d %s", got.code, got.body)
 	}
 
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			got := rawGet(t, base, p)
+			got := rawGet(t, rt, base, p)
 			if loc := got.header.Get("Location"); loc != "" {
 				t.Errorf("GET %s: redirected to %s", p, loc)
 			}

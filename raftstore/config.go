@@ -24,6 +24,19 @@ type Config struct {
 	// instead of plain TCP (an embedding program can add TLS or route
 	// through its own network). The protocol byte is written after it.
 	PeerDialer func(addr string, timeout time.Duration) (net.Conn, error)
+	// PeerIdentity, if set, authenticates every connection accepted on the
+	// peer address before anything is read from it, within
+	// PeerHandshakeTimeout: it returns the name of the node the connection
+	// proves to be (for example from a verified TLS client certificate).
+	// A connection it refuses, or whose node is not a server of this
+	// node's raft configuration, is closed at once. A node without a
+	// configuration yet (a new node waiting to be added by a leader)
+	// accepts any proven node. Nil accepts every connection, for peer
+	// networks the embedding program secures itself.
+	PeerIdentity func(net.Conn) (string, error)
+	// PeerHandshakeTimeout bounds how long an accepted peer connection may
+	// take to authenticate and name its protocol. Default 5 seconds.
+	PeerHandshakeTimeout time.Duration
 	// PeerAdvertise is the address other nodes dial; defaults to the bound
 	// address.
 	PeerAdvertise string
@@ -107,6 +120,7 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.ApplyTimeout, 10*time.Second)
 	setDefault(&out.ReadIndexTimeout, 5*time.Second)
 	setDefault(&out.CommitTimeout, 10*time.Millisecond)
+	setDefault(&out.PeerHandshakeTimeout, 5*time.Second)
 	if out.WatchBuffer <= 0 {
 		out.WatchBuffer = 1024
 	}

@@ -21,6 +21,10 @@ type peerMux struct {
 	ln     net.Listener
 	logger *slog.Logger
 	subs   map[byte]*subListener
+	// handshake bounds authentication and the protocol byte; admit
+	// authenticates a connection before its protocol byte is read.
+	handshake time.Duration
+	admit     func(net.Conn) error
 	// wg counts the connections being routed. serve alone adds to it, so
 	// close waits for serve to return (served) before waiting on wg.
 	wg      sync.WaitGroup
@@ -28,8 +32,8 @@ type peerMux struct {
 	served  chan struct{}
 }
 
-func newPeerMux(ln net.Listener, logger *slog.Logger) *peerMux {
-	m := &peerMux{ln: ln, logger: logger, subs: map[byte]*subListener{}, closing: make(chan struct{}), served: make(chan struct{})}
+func newPeerMux(ln net.Listener, logger *slog.Logger, handshake time.Duration, admit func(net.Conn) error) *peerMux {
+	m := &peerMux{ln: ln, logger: logger, handshake: handshake, admit: admit, subs: map[byte]*subListener{}, closing: make(chan struct{}), served: make(chan struct{})}
 	for _, p := range []byte{protoRaft, protoRPC} {
 		m.subs[p] = &subListener{addr: ln.Addr(), conns: make(chan net.Conn, 16), done: make(chan struct{})}
 	}
@@ -66,12 +70,17 @@ func (m *peerMux) serve() {
 func (m *peerMux) route(conn net.Conn) {
 	defer m.wg.Done()
 	var b [1]byte
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(m.handshake))
+	if err := m.admit(conn); err != nil {
+		m.logger.Warn("peer connection refused", "remote", conn.RemoteAddr(), "err", err)
+		conn.Close()
+		return
+	}
 	if _, err := io.ReadFull(conn, b[:]); err != nil {
 		conn.Close()
 		return
 	}
-	_ = conn.SetReadDeadline(time.Time{})
+	_ = conn.SetDeadline(time.Time{})
 	sub, ok := m.subs[b[0]]
 	if !ok {
 		m.logger.Warn("peer connection with unknown protocol", "proto", b[0], "remote", conn.RemoteAddr())

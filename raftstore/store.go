@@ -25,7 +25,10 @@ type Store struct {
 	hub      *hub
 	notifier *applyNotifier
 
-	raft      *raft.Raft
+	raft *raft.Raft
+	// raftReady holds raft once started, for the peer mux's goroutines,
+	// which run before it exists.
+	raftReady atomic.Pointer[raft.Raft]
 	logStore  *raftboltdb.BoltStore
 	logs      raft.LogStore
 	transport *raft.NetworkTransport
@@ -72,7 +75,7 @@ func (s *Store) open() error {
 	if err != nil {
 		return err
 	}
-	s.mux = newPeerMux(ln, s.cfg.Logger)
+	s.mux = newPeerMux(ln, s.cfg.Logger, s.cfg.PeerHandshakeTimeout, s.admitPeer)
 	go s.mux.serve()
 	if err := s.openState(); err != nil {
 		return err
@@ -155,6 +158,7 @@ func (s *Store) startRaft(bound net.Addr) error {
 	if err != nil {
 		return fmt.Errorf("raftstore: start raft: %w", err)
 	}
+	s.raftReady.Store(s.raft)
 	return nil
 }
 

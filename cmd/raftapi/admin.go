@@ -22,11 +22,15 @@ type adminClient struct {
 // "status", "leave").
 func adminFlags(name string, args []string) (*adminClient, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	server := fs.String("server", "http://127.0.0.1:8080", "URL of a node's HTTP API")
-	if err := parseFlags(fs, "raftapi "+name+" [--server URL]", args); err != nil {
+	cf := addClientFlags(fs)
+	if err := parseFlags(fs, "raftapi "+name+" [--kubeconfig FILE] [--server URL]", args); err != nil {
 		return nil, err
 	}
-	return &adminClient{server: strings.TrimRight(*server, "/"), http: &http.Client{Timeout: 60 * time.Second}}, nil
+	server, hc, err := cf.client(60 * time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &adminClient{server: server, http: hc}, nil
 }
 
 func (c *adminClient) do(method, path string, out any) error {

@@ -18,9 +18,13 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 )
 
 func main() {
+	// Everything the server writes (state, logs, snapshots, keys) is for
+	// its owner only.
+	syscall.Umask(0o077)
 	os.Exit(exitStatus(run(os.Args[1:]), os.Stdout, os.Stderr))
 }
 
@@ -32,6 +36,7 @@ var commands = map[string]func(args []string) error{
 	"members":  membersCmd,
 	"status":   statusCmd,
 	"leave":    leaveCmd,
+	"token":    tokenCmd,
 }
 
 // run runs the command line args (without the program name).
@@ -112,7 +117,8 @@ commands:
   serve              run a node (see raftapi serve -h)
   snapshot save      stream a consistent snapshot from a running node to a file
   snapshot restore   prepare a data directory from a snapshot file
-  members            list the cluster's members (--server URL)
-  status             leader, term, indexes and member health (--server URL)
-  leave              make a node leave the cluster and stop (--server URL)
+  members            list the cluster's members (--kubeconfig FILE)
+  status             leader, term, indexes and member health (--kubeconfig FILE)
+  leave              make a node leave the cluster and stop (--kubeconfig FILE)
+  token              print the cluster's join token (--data-dir DIR); token generate: a new secret
   help               print this text; raftapi <command> -h prints a command's flags`

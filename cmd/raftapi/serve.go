@@ -19,7 +19,7 @@ import (
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var cfg cluster.Config
-	var initial, logLevel, join, gossipKey string
+	var initial, logLevel, join, gossipKey, sans string
 	fs.StringVar(&cfg.Name, "name", cluster.DefaultName, "this node's unique name in the cluster")
 	fs.StringVar(&cfg.DataDir, "data-dir", cluster.DefaultDataDir, "directory holding the node's state")
 	fs.StringVar(&cfg.Listen, "listen", cluster.DefaultListen, "HTTP API address")
@@ -32,9 +32,16 @@ func serve(args []string) error {
 	fs.StringVar(&cfg.GossipAdvertise, "gossip-advertise", "", "gossip address others use (default: the bound --gossip-listen)")
 	fs.StringVar(&join, "join", "", "gossip addresses of running nodes: host:port[,host:port...]")
 	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "form a new cluster once this many nodes see each other (0: only join)")
-	fs.StringVar(&gossipKey, "gossip-key", "", "base64 key (16, 24 or 32 bytes) encrypting gossip")
+	fs.StringVar(&gossipKey, "gossip-key", "", "base64 key (16, 24 or 32 bytes) encrypting gossip (default: a key derived from the token)")
 	fs.DurationVar(&cfg.DeadNodeTimeout, "dead-node-timeout", 30*time.Second, "how long a dead member stays before the leader removes it (quorum and configured size permitting)")
-	fs.StringVar(&cfg.PeerCertFile, "peer-cert", "", "certificate for mutual TLS on the peer address")
+	fs.StringVar(&cfg.Token, "token", "", "the cluster's join token (K10<ca-hash>::server:<secret>, or any secret string): the same on every node; default the one in --data-dir, or a new one for a new single-node cluster")
+	fs.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "API serving certificate (default: one the node issues from the cluster CA)")
+	fs.StringVar(&cfg.TLSKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
+	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "CA bundle whose client certificates the API accepts besides the cluster CA's (common name: user, organizations: groups)")
+	fs.StringVar(&sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
+	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
+	fs.BoolVar(&cfg.InsecureHTTPAnyAddress, "insecure-http-allow-any-address", false, "allow --insecure-http on a non-loopback address")
+	fs.StringVar(&cfg.PeerCertFile, "peer-cert", "", "certificate for mutual TLS on the peer address, instead of one derived from the token (its common name must be --name)")
 	fs.StringVar(&cfg.PeerKeyFile, "peer-key", "", "key for --peer-cert")
 	fs.StringVar(&cfg.PeerCAFile, "peer-ca", "", "CA that signs every peer certificate")
 	if err := parseFlags(fs, "raftapi serve [flags]", args); err != nil {
@@ -46,6 +53,9 @@ func serve(args []string) error {
 	}
 	if join != "" {
 		cfg.Join = strings.Split(join, ",")
+	}
+	if sans != "" {
+		cfg.TLSSANs = strings.Split(sans, ",")
 	}
 	if gossipKey != "" {
 		if cfg.GossipKey, err = base64.StdEncoding.DecodeString(gossipKey); err != nil {
@@ -68,8 +78,7 @@ func runNode(cfg cluster.Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("raftapi node %q serving the Kubernetes API on http://%s (data in %s)\n", cfg.Name, node.APIAddr(), dataDir(cfg))
-	fmt.Printf("point kubectl at it:  kubectl --server http://%s get configmaps -A\n", node.APIAddr())
+	announce(node, cfg)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
@@ -84,6 +93,21 @@ func runNode(cfg cluster.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return node.Stop(ctx)
+}
+
+// announce prints where the node serves and how to reach it.
+func announce(node *cluster.Node, cfg cluster.Config) {
+	if !node.TLS() {
+		cfg.Logger.Warn("serving the API over plain HTTP without authentication: anyone who can reach " + node.APIAddr() + " can read and change everything, secrets included")
+		fmt.Printf("raftapi node %q serving the Kubernetes API on http://%s (plain HTTP, no authentication; data in %s)\n", cfg.Name, node.APIAddr(), dataDir(cfg))
+		fmt.Printf("point kubectl at it:  kubectl --server http://%s get namespaces\n", node.APIAddr())
+		return
+	}
+	fmt.Printf("raftapi node %q serving the Kubernetes API on https://%s (data in %s)\n", cfg.Name, node.APIAddr(), dataDir(cfg))
+	if kc := node.Kubeconfig(); kc != "" {
+		fmt.Printf("use it with:  kubectl --kubeconfig %s get namespaces\n", kc)
+	}
+	fmt.Printf("other nodes join with the token in %s (raftapi token --data-dir %s)\n", cluster.TokenPath(dataDir(cfg)), dataDir(cfg))
 }
 
 // leave leaves the cluster gracefully before stopping, when membership is

@@ -11,7 +11,7 @@ import (
 )
 
 const snapshotUsage = `usage:
-  raftapi snapshot save FILE --server http://host:port
+  raftapi snapshot save FILE [--kubeconfig FILE] [--server URL]
   raftapi snapshot restore FILE --data-dir DIR [--name N] [--initial-cluster n1=host:port,...] [--peer-listen host:port]`
 
 // snapshotCmd runs "snapshot save" and "snapshot restore".
@@ -53,15 +53,19 @@ func fileAndFlags(fs *flag.FlagSet, args []string) (string, error) {
 
 func snapshotSave(args []string) error {
 	fs := flag.NewFlagSet("save", flag.ContinueOnError)
-	server := fs.String("server", "http://"+cluster.DefaultListen, "HTTP API URL of a running node")
+	cf := addClientFlags(fs)
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
 	file, err := fileAndFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	server, hc, err := cf.client(0)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	info, err := cluster.SaveSnapshot(ctx, *server, file)
+	info, err := cluster.SaveSnapshot(ctx, hc, server, file)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,41 @@
+package cluster
+
+import (
+	"github.com/raftapi/raftapi/cluster/pki"
+)
+
+// security is everything a node proves and checks, set up at start.
+type security struct {
+	token pki.Token
+	peer  *peerSecurity
+	api   *apiSecurity
+}
+
+// setUpSecurity makes the data directory private, resolves the cluster's
+// token, derives its authority, and issues the node's certificates. It
+// sets cfg.GossipKey to the key the token derives unless one is given.
+func setUpSecurity(cfg *Config) (*security, error) {
+	if err := privateDataDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	tok, auth, err := resolveToken(*cfg)
+	if err != nil {
+		return nil, err
+	}
+	sec := &security{token: tok}
+	if byoPeer(*cfg) {
+		sec.peer, err = filePeerSecurity(*cfg)
+	} else {
+		sec.peer, err = derivedPeerSecurity(*cfg, auth)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sec.api, err = newAPISecurity(*cfg, auth); err != nil {
+		return nil, err
+	}
+	if len(cfg.GossipKey) == 0 {
+		cfg.GossipKey = auth.GossipKey
+	}
+	return sec, nil
+}
