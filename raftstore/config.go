@@ -35,7 +35,7 @@ type Config struct {
 	// networks the embedding program secures itself.
 	PeerIdentity func(net.Conn) (string, error)
 	// PeerHandshakeTimeout bounds how long an accepted peer connection may
-	// take to authenticate and name its protocol. Default 5 seconds.
+	// take to authenticate and name its protocol. Default 3 seconds.
 	PeerHandshakeTimeout time.Duration
 	// PeerAdvertise is the address other nodes dial; defaults to the bound
 	// address.
@@ -120,7 +120,7 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.ApplyTimeout, 10*time.Second)
 	setDefault(&out.ReadIndexTimeout, 5*time.Second)
 	setDefault(&out.CommitTimeout, 10*time.Millisecond)
-	setDefault(&out.PeerHandshakeTimeout, 5*time.Second)
+	setDefault(&out.PeerHandshakeTimeout, 3*time.Second)
 	if out.WatchBuffer <= 0 {
 		out.WatchBuffer = 1024
 	}

@@ -1,0 +1,106 @@
+package cluster
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestAuthorization checks who may reach what, and kube-apiserver's 401
+// and 403 Status bodies.
+func TestAuthorization(t *testing.T) {
+	n := &Node{api: &apiSecurity{tls: &tls.Config{}}}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, _ := UserFrom(r.Context())
+		w.Header().Set("X-User", u.Name)
+	})
+	h := n.withAuth(ok)
+	anon := func(r *http.Request) {}
+	cert := func(cn string, groups ...string) func(*http.Request) {
+		return func(r *http.Request) {
+			leaf := &x509.Certificate{Subject: pkix.Name{CommonName: cn, Organization: groups}}
+			r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{leaf}}}
+		}
+	}
+	bearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer anything") }
+	cases := []struct {
+		name, method, path string
+		as                 func(*http.Request)
+		code               int
+		message            string
+	}{
+		{"anonymous livez", "GET", "/livez", anon, 200, ""},
+		{"anonymous readyz check", "GET", "/readyz/etcd", anon, 200, ""},
+		{"anonymous version", "GET", "/version", anon, 200, ""},
+		{"anonymous discovery", "GET", "/api", anon, 403, `forbidden: User "system:anonymous" cannot get path "/api"`},
+		{"anonymous list", "GET", "/api/v1/namespaces/default/secrets", anon, 403,
+			`secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "default"`},
+		{"anonymous get named", "GET", "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l", anon, 403,
+			`leases.coordination.k8s.io "l" is forbidden: User "system:anonymous" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "ns"`},
+		{"anonymous cluster create", "POST", "/api/v1/namespaces", anon, 403,
+			`namespaces is forbidden: User "system:anonymous" cannot create resource "namespaces" in API group "" at the cluster scope`},
+		{"anonymous subresource", "PUT", "/api/v1/namespaces/ns/status", anon, 403,
+			`namespaces "ns" is forbidden: User "system:anonymous" cannot update resource "namespaces/status" in API group "" in the namespace "ns"`},
+		{"anonymous snapshot", "GET", "/raftapi/v1/snapshot", anon, 403, `forbidden: User "system:anonymous" cannot get path "/raftapi/v1/snapshot"`},
+		{"anonymous leave", "POST", "/raftapi/v1/leave", anon, 403, `forbidden: User "system:anonymous" cannot post path "/raftapi/v1/leave"`},
+		{"anonymous metrics", "GET", "/metrics", anon, 403, `forbidden: User "system:anonymous" cannot get path "/metrics"`},
+		{"bearer token", "GET", "/api", bearer, 401, "Unauthorized"},
+		{"bearer token on livez", "GET", "/livez", bearer, 401, "Unauthorized"},
+		{"user lists", "GET", "/api/v1/namespaces/default/secrets", cert("alice", "dev"), 200, ""},
+		{"user status", "GET", "/raftapi/v1/status", cert("alice", "dev"), 403, `forbidden: User "alice" cannot get path "/raftapi/v1/status"`},
+		{"user metrics", "GET", "/metrics", cert("alice", "dev"), 403, `forbidden: User "alice" cannot get path "/metrics"`},
+		{"monitoring metrics", "GET", "/metrics", cert("prom", "system:monitoring"), 200, ""},
+		{"admin snapshot", "GET", "/raftapi/v1/snapshot", cert("system:admin", "system:masters"), 200, ""},
+		{"admin leave", "POST", "/raftapi/v1/leave", cert("system:admin", "system:masters"), 200, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest(c.method, c.path, nil)
+			c.as(r)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != c.code {
+				t.Fatalf("%s %s: %d, want %d: %s", c.method, c.path, w.Code, c.code, w.Body)
+			}
+			if c.code == 200 {
+				return
+			}
+			var st metav1.Status
+			if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || st.Kind != "Status" {
+				t.Fatalf("body is not a Status: %s", w.Body)
+			}
+			if st.Message != c.message || int(st.Code) != c.code {
+				t.Errorf("message %q code %d, want %q", st.Message, st.Code, c.message)
+			}
+		})
+	}
+}
+
+// TestInsecureHTTPIsPrivileged checks that plain HTTP serves everything,
+// as kube-apiserver's old insecure port did, and that it is refused on a
+// non-loopback address unless asked for twice.
+func TestInsecureHTTPIsPrivileged(t *testing.T) {
+	n := &Node{api: &apiSecurity{}}
+	var user User
+	h := n.withAuth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { user, _ = UserFrom(r.Context()) }))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/raftapi/v1/snapshot", nil))
+	if w.Code != 200 || user.Name != insecureUser {
+		t.Fatalf("plain HTTP snapshot: %d as %q", w.Code, user.Name)
+	}
+	for listen, wantErr := range map[string]bool{"127.0.0.1:1": false, "[::1]:1": false, "localhost:1": false, "0.0.0.0:1": true, "10.1.2.3:1": true} {
+		err := checkInsecureListen(Config{Listen: listen, InsecureHTTP: true})
+		if (err != nil) != wantErr {
+			t.Errorf("--insecure-http on %s: %v", listen, err)
+		}
+		if err := checkInsecureListen(Config{Listen: listen, InsecureHTTP: true, InsecureHTTPAnyAddress: true}); err != nil {
+			t.Errorf("--insecure-http-allow-any-address on %s: %v", listen, err)
+		}
+	}
+}
