@@ -47,7 +47,7 @@ func resolveToken(cfg Config) (pki.Token, *pki.Authority, error) {
 			return pki.Token{}, nil, fmt.Errorf("cluster: --token differs from the token of the cluster in %s (%s)", cfg.DataDir, TokenPath(cfg.DataDir))
 		}
 	case stored.Secret != "":
-	case cfg.multiNode() && !byoPeer(cfg):
+	case cfg.multiNode():
 		return pki.Token{}, nil, errNeedToken
 	default:
 		tok = pki.Token{Secret: pki.NewSecret()}
