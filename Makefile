@@ -60,7 +60,7 @@ chaos-short: build build-chaos
 		--nodes 3 --duration 75s --quiet 10s --faults kill,partition,pause --tolerate=$(CHAOS_SHORT_TOLERATE)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m ./fsm/... ./raftstore/... ./api/
+	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m ./fsm/... ./raftstore/... ./api/ ./cluster/
 
 lint: fmt vet staticcheck
 

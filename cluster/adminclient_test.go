@@ -14,7 +14,7 @@ var adminClients sync.Map // *Node -> *http.Client
 
 // adminClient returns an HTTP client authenticated with the admin
 // kubeconfig n wrote, verifying n's serving certificate.
-func adminClient(t *testing.T, n *Node) *http.Client {
+func adminClient(t testing.TB, n *Node) *http.Client {
 	t.Helper()
 	if c, ok := adminClients.Load(n); ok {
 		return c.(*http.Client)
