@@ -94,15 +94,16 @@ func isPublic(path string) bool {
 
 // authorize is the node's policy until role-based access control exists:
 // system:masters may do anything; the health and version paths are open to
-// all; the admin endpoints (/raftapi/v1/...) are for system:masters only
-// and /metrics for them and system:monitoring; everything else is open to
-// every authenticated user and closed to anonymous ones.
+// all; the admin endpoints (/raftapi/v1/...) and the cluster's members
+// (raftapi.io) are for system:masters only, /metrics for them and
+// system:monitoring; everything else is open to every authenticated user
+// and closed to anonymous ones.
 func authorize(u User, r *http.Request) *apierrors.StatusError {
 	path := r.URL.Path
 	switch {
 	case u.in(pki.AdminGroup), isPublic(path):
 		return nil
-	case strings.HasPrefix(path, "/raftapi/"):
+	case strings.HasPrefix(path, "/raftapi/"), strings.HasPrefix(path, "/apis/raftapi.io/v1/"):
 	case path == "/metrics":
 		if u.in(monitoringGroup) {
 			return nil
