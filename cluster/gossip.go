@@ -156,6 +156,14 @@ func (g *gossip) snapshot() map[string]gossipMember {
 	return out
 }
 
+// alive reports whether node name is an alive member.
+func (g *gossip) alive(name string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m, ok := g.members[name]
+	return ok && m.state == memberAlive
+}
+
 func (g *gossip) leave(timeout time.Duration) error { return g.list.Leave(timeout) }
 
 func (g *gossip) shutdown() error { return g.list.Shutdown() }

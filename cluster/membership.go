@@ -21,9 +21,21 @@ func (n *Node) startGossip() error {
 		return err
 	}
 	n.gossip = g
+	n.gossipReady.Store(g)
 	n.wg.Add(1)
 	go n.membershipLoop()
 	return nil
+}
+
+// gossipVouches reports whether name is an alive gossip member: gossip is
+// authenticated with the cluster's key, so such a node may be a member
+// this node's raft configuration does not list yet.
+func (n *Node) gossipVouches(name string) bool {
+	g := n.gossipReady.Load()
+	if g == nil {
+		return false
+	}
+	return g.alive(name)
 }
 
 func (n *Node) localMeta() nodeMeta {

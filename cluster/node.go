@@ -22,10 +22,13 @@ type Node struct {
 	store   *raftstore.Store
 	metrics *metrics
 	gossip  *gossip // nil for a static cluster
-	http    *http.Server
-	ln      net.Listener
-	api     *apiSecurity
-	token   pki.Token
+	// gossipReady holds gossip once started, for the peer port's
+	// goroutines, which start before it.
+	gossipReady atomic.Pointer[gossip]
+	http        *http.Server
+	ln          net.Listener
+	api         *apiSecurity
+	token       pki.Token
 	// kubeconfig is the admin kubeconfig written at start ("" when the
 	// serving certificate is not the node's own or the API is plain HTTP).
 	kubeconfig string
@@ -48,7 +51,8 @@ func Start(c Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(cfg, sec.peer)
+	n := &Node{cfg: cfg, api: sec.api, token: sec.token, done: make(chan error, 1), stop: make(chan struct{})}
+	store, err := openStore(cfg, sec.peer, n.gossipVouches)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +61,7 @@ func Start(c Config) (*Node, error) {
 		store.Close()
 		return nil, fmt.Errorf("cluster: listen on API address: %w", err)
 	}
-	n := &Node{cfg: cfg, store: store, ln: ln, api: sec.api, token: sec.token, done: make(chan error, 1), stop: make(chan struct{}), metrics: newMetrics(store)}
+	n.store, n.ln, n.metrics = store, ln, newMetrics(store)
 	if n.kubeconfig, err = sec.api.writeKubeconfig(cfg.DataDir, ln.Addr().String()); err != nil {
 		ln.Close()
 		store.Close()
@@ -78,7 +82,7 @@ func Start(c Config) (*Node, error) {
 	return n, nil
 }
 
-func openStore(cfg Config, peer *peerSecurity) (*raftstore.Store, error) {
+func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool) (*raftstore.Store, error) {
 	rc := raftstore.Config{
 		Name:             cfg.Name,
 		DataDir:          cfg.DataDir,
@@ -96,6 +100,9 @@ func openStore(cfg Config, peer *peerSecurity) (*raftstore.Store, error) {
 	rc.PeerListener = tls.NewListener(ln, peer.tls)
 	rc.PeerDialer = peer.dialer()
 	rc.PeerIdentity = peer.identity
+	if cfg.gossipEnabled() {
+		rc.PeerVouched = vouched
+	}
 	return raftstore.Open(rc)
 }
 

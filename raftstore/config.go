@@ -34,6 +34,12 @@ type Config struct {
 	// accepts any proven node. Nil accepts every connection, for peer
 	// networks the embedding program secures itself.
 	PeerIdentity func(net.Conn) (string, error)
+	// PeerVouched, if set, admits proven nodes outside this node's raft
+	// configuration, which lags behind the leader's while the node
+	// catches up: a node restarted after a member was added must accept
+	// that member as its leader. Gossip membership, authenticated with the
+	// cluster's key, vouches for such nodes.
+	PeerVouched func(name string) bool
 	// PeerHandshakeTimeout bounds how long an accepted peer connection may
 	// take to authenticate and name its protocol. Default 3 seconds.
 	PeerHandshakeTimeout time.Duration
