@@ -17,6 +17,7 @@ import (
 	"github.com/raftapi/raftapi/api/controllers/crd"
 	"github.com/raftapi/raftapi/api/controllers/garbagecollector"
 	"github.com/raftapi/raftapi/api/controllers/namespace"
+	"github.com/raftapi/raftapi/api/encryption"
 	"github.com/raftapi/raftapi/api/handlers"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/resource"
@@ -39,6 +40,10 @@ type Options struct {
 	Members MemberLister
 	// Logger receives the controllers' logs; default slog.Default().
 	Logger *slog.Logger
+	// Encryption, if set, encrypts the objects of the resources it names
+	// at rest (--encryption-provider-config, see encryption.LoadFile);
+	// nil stores every object as it is.
+	Encryption *encryption.Config
 }
 
 // Server is the HTTP API of one node: the handlers over the registry over
@@ -75,7 +80,8 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 	}
 	builtins := resources.All()
 	s := &Server{opts: opts, store: store}
-	s.registry = registry.New(resources, registry.FromRaftstore(store), registry.Options{
+	storage := encryption.Storage(registry.FromRaftstore(store), opts.Encryption, opts.Logger)
+	s.registry = registry.New(resources, storage, registry.Options{
 		Now: opts.Now, NewUID: opts.NewUID, NamespaceDeleting: func() { s.namespaces.Kick() },
 	})
 	s.namespaces = namespace.New(s.registry)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,6 +44,10 @@ type testServer struct {
 	Index int
 	// inflight counts the requests being served.
 	inflight *atomic.Int64
+	// close stops serving: it stops the controllers, cuts the client
+	// connections and returns once every handler in flight has returned.
+	// The test's end calls it too.
+	close func()
 }
 
 // testCluster is an in-process raft cluster with the API served over
@@ -84,8 +89,16 @@ func newTestCluster(t *testing.T, n int, opts ...storetest.Option) *testCluster 
 // serve serves the API over node i's store until the test ends.
 func serve(t *testing.T, c *storetest.Cluster, i int) *testServer {
 	t.Helper()
+	return serveWith(t, c, i, api.Options{})
+}
+
+// serveWith serves the API with opts (and the tests' bookmark interval)
+// over node i's store until the test ends or the server is closed.
+func serveWith(t *testing.T, c *storetest.Cluster, i int, opts api.Options) *testServer {
+	t.Helper()
 	store := c.Nodes[i].Store
-	srv := api.NewServer(store, api.Options{BookmarkInterval: bookmarkInterval})
+	opts.BookmarkInterval = bookmarkInterval
+	srv := api.NewServer(store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -98,13 +111,17 @@ func serve(t *testing.T, c *storetest.Cluster, i int) *testServer {
 		defer inflight.Add(-1)
 		srv.ServeHTTP(w, r)
 	}))
-	t.Cleanup(func() {
-		cancel()
-		hs.CloseClientConnections()
-		hs.Close()
-		<-done
-	})
-	return &testServer{URL: hs.URL, Store: store, Index: i, inflight: inflight}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			hs.CloseClientConnections()
+			hs.Close()
+			<-done
+		})
+	}
+	t.Cleanup(stop)
+	return &testServer{URL: hs.URL, Store: store, Index: i, inflight: inflight, close: stop}
 }
 
 // isolate cuts the node of s off from the cluster until heal or the end of

@@ -12,6 +12,13 @@ type Object struct {
 	Key  string
 	Rev  uint64
 	Data []byte
+	// Stale is never set by the FSM or the store. A storage layer that
+	// transforms values on their way in and out (api/encryption) sets it
+	// on a read whose stored form is not the one it would write now (a
+	// value encrypted with a key that is no longer the first): an update
+	// of the object must then be written even when it changes nothing, so
+	// that rewriting every object migrates them to the current form.
+	Stale bool
 }
 
 // View is a consistent read-only view of the state at one applied index.

@@ -37,7 +37,10 @@ type (
 //
 // Keys are the registry's storage keys (resource.Resource.Key and
 // Prefix). Objects are JSON whose metadata.resourceVersion the store
-// stamps with the revision of the write that stored them.
+// stamps with the revision of the write that stored them. A read may mark
+// an object Stale (api/encryption does, for a value under a key that is
+// no longer the first): an update of it is then written even when it
+// changes nothing.
 //
 // Errors are *raftstore.Error values, told apart with raftstore's IsX
 // predicates:

@@ -98,10 +98,10 @@ func parseRV(rv string) (uint64, error) {
 
 // commitUpdate admits obj as the replacement of cur and stores it with cur's
 // revision as precondition. It returns the stored form; an update that
-// changes nothing is not written and returns cur as it is. When the update
-// removes the last finalizer of an object being deleted, the object is
-// deleted after the update. A store Conflict is returned unwrapped so the
-// caller can retry.
+// changes nothing is not written and returns cur as it is, unless cur is
+// Stale. When the update removes the last finalizer of an object being
+// deleted, the object is deleted after the update. A store Conflict is
+// returned unwrapped so the caller can retry.
 func (s *Store) commitUpdate(ctx context.Context, cur Object, obj runtime.Object, wp *writeParams) ([]byte, error) {
 	old, err := codec.DecodeStored(s.res, cur.Data)
 	if err != nil {
@@ -132,8 +132,11 @@ func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.
 		return nil, err
 	}
 	same, specChanged := compareStored(data, cur.Data, !s.res.HasSubresource(statusResource))
-	wp.unchanged = same
-	if same {
+	// A stale read (stored under an encryption key that is no longer the
+	// first) is written even unchanged, as kube-apiserver does: rewriting
+	// every object is how a key rotation completes.
+	wp.unchanged = same && !cur.Stale
+	if wp.unchanged {
 		return cur.Data, nil
 	}
 	if specChanged {
