@@ -71,6 +71,11 @@ type Config struct {
 	InsecureHTTP           bool
 	InsecureHTTPAnyAddress bool
 
+	// EncryptionProviderConfig is a kube-apiserver EncryptionConfiguration
+	// file (--encryption-provider-config): the resources it names are
+	// encrypted before they enter the raft log.
+	EncryptionProviderConfig string
+
 	// PeerCertFile, PeerKeyFile and PeerCAFile replace the peer
 	// certificates derived from the token: every node presents its
 	// certificate, whose common name must be its node name, and accepts

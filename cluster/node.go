@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/raftapi/raftapi/api"
+	"github.com/raftapi/raftapi/api/encryption"
 	"github.com/raftapi/raftapi/cluster/pki"
 	"github.com/raftapi/raftapi/raftstore"
 )
@@ -32,6 +33,7 @@ type Node struct {
 	// kubeconfig is the admin kubeconfig written at start ("" when the
 	// serving certificate is not the node's own or the API is plain HTTP).
 	kubeconfig string
+	encryption *encryption.Config
 	done       chan error
 	stop       chan struct{}
 	wg         sync.WaitGroup
@@ -52,6 +54,11 @@ func Start(c Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: cfg, api: sec.api, token: sec.token, done: make(chan error, 1), stop: make(chan struct{})}
+	if cfg.EncryptionProviderConfig != "" {
+		if n.encryption, err = encryption.LoadFile(cfg.EncryptionProviderConfig); err != nil {
+			return nil, fmt.Errorf("cluster: --encryption-provider-config: %w", err)
+		}
+	}
 	store, err := openStore(cfg, sec.peer, n.gossipVouches)
 	if err != nil {
 		return nil, err
@@ -114,8 +121,10 @@ func (n *Node) routes() http.Handler {
 	mux.Handle("/metrics", n.metrics.handler())
 	health := newHealth(n.store)
 	apiServer := api.NewServer(n.store, api.Options{
-		Health:  health,
-		Members: n,
+		Health:     health,
+		Members:    n,
+		Encryption: n.encryption,
+		Logger:     n.cfg.Logger,
 	})
 	health.namespaces = apiServer.SystemNamespacesReady
 	n.runControllers(apiServer)

@@ -41,6 +41,7 @@ func serve(args []string) error {
 	fs.StringVar(&sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
 	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
 	fs.BoolVar(&cfg.InsecureHTTPAnyAddress, "insecure-http-allow-any-address", false, "allow --insecure-http on a non-loopback address")
+	fs.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "kube-apiserver EncryptionConfiguration file: the resources it lists are encrypted at rest (aesgcm, aescbc, secretbox, identity)")
 	fs.StringVar(&cfg.PeerCertFile, "peer-cert", "", "certificate for mutual TLS on the peer address, instead of one derived from the token (its common name must be --name)")
 	fs.StringVar(&cfg.PeerKeyFile, "peer-key", "", "key for --peer-cert")
 	fs.StringVar(&cfg.PeerCAFile, "peer-ca", "", "CA that signs every peer certificate")
