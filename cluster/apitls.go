@@ -20,9 +20,23 @@ type apiSecurity struct {
 	// admin, when set, is the CA that signed the serving certificate and
 	// can issue the admin kubeconfig (nil with a certificate from a file).
 	admin *pki.CA
+	// clientCAs verify client certificates (the cluster CA and
+	// --client-ca-file).
+	clientCAs *x509.CertPool
 	// nodeClient is how this node calls other nodes' APIs (their status
 	// and members), authenticated as this node.
 	nodeClient *http.Client
+}
+
+// verifyClient verifies a client's certificate chain against the client
+// CAs, for client authentication, as kube's x509 authenticator.
+func (s *apiSecurity) verifyClient(chain []*x509.Certificate) (*x509.Certificate, error) {
+	inter := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		inter.AddCert(c)
+	}
+	_, err := chain[0].Verify(x509.VerifyOptions{Roots: s.clientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	return chain[0], err
 }
 
 // scheme is the API's URL scheme.
@@ -49,7 +63,7 @@ func newAPISecurity(cfg Config, auth *pki.Authority) (*apiSecurity, error) {
 			return nil, fmt.Errorf("cluster: --client-ca-file %s holds no certificate", cfg.ClientCAFile)
 		}
 	}
-	sec := &apiSecurity{}
+	sec := &apiSecurity{clientCAs: clientCAs}
 	var cert tls.Certificate
 	var err error
 	switch {
@@ -71,8 +85,12 @@ func newAPISecurity(cfg Config, auth *pki.Authority) (*apiSecurity, error) {
 	}
 	sec.tls = &tls.Config{
 		Certificates: []tls.Certificate{cert},
-		ClientCAs:    clientCAs,
-		ClientAuth:   tls.VerifyClientCertIfGiven,
+		// As kube-apiserver, the handshake asks for a certificate and
+		// lists the client CAs, but verification is authentication's
+		// job: a certificate no client CA signed gets a 401, not a
+		// failed handshake.
+		ClientCAs:  clientCAs,
+		ClientAuth: tls.RequestClientCert,
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}

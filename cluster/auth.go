@@ -50,15 +50,29 @@ func (n *Node) authenticate(r *http.Request) (User, bool) {
 	if n.api.tls == nil {
 		return User{Name: insecureUser, Groups: []string{pki.AdminGroup, authenticated}}, true
 	}
-	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && len(r.TLS.VerifiedChains[0]) > 0 {
-		leaf := r.TLS.VerifiedChains[0][0]
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		leaf, err := n.api.verifyClient(r.TLS.PeerCertificates)
+		if err != nil {
+			return User{}, false
+		}
 		groups := append(slices.Clone(leaf.Subject.Organization), authenticated)
 		return User{Name: leaf.Subject.CommonName, Groups: groups}, true
 	}
-	if r.Header.Get(authorizationHeader) != "" {
+	if bearerToken(r) != "" {
 		return User{}, false
 	}
 	return User{Name: anonymousUser, Groups: []string{unauthenticated}}, true
+}
+
+// bearerToken returns the request's bearer token, "" for none: as kube's
+// bearer-token authenticator, another scheme (Basic, say) or an empty
+// token is no credential at all.
+func bearerToken(r *http.Request) string {
+	parts := strings.SplitN(strings.TrimSpace(r.Header.Get(authorizationHeader)), " ", 3)
+	if len(parts) < 2 || !strings.EqualFold(parts[0], "bearer") {
+		return ""
+	}
+	return parts[1]
 }
 
 // withAuth authenticates and authorizes every request before next serves
@@ -80,17 +94,11 @@ func (n *Node) withAuth(next http.Handler) http.Handler {
 }
 
 // publicPaths are the non-resource paths kube-apiserver's bootstrap policy
-// (system:public-info-viewer) opens to everyone, authenticated or not.
-var publicPaths = []string{"/livez", "/readyz", "/healthz", "/version"}
+// (system:public-info-viewer) opens to everyone, authenticated or not;
+// single checks such as /readyz/raft-leader are not among them.
+var publicPaths = map[string]bool{"/livez": true, "/readyz": true, "/healthz": true, "/version": true, "/version/": true}
 
-func isPublic(path string) bool {
-	for _, p := range publicPaths {
-		if path == p || strings.HasPrefix(path, p+"/") {
-			return true
-		}
-	}
-	return false
-}
+func isPublic(path string) bool { return publicPaths[path] }
 
 // authorize is the node's policy until role-based access control exists:
 // system:masters may do anything; the health and version paths are open to

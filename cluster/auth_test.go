@@ -3,32 +3,51 @@ package cluster
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raftapi/raftapi/cluster/pki"
 )
 
 // TestAuthorization checks who may reach what, and kube-apiserver's 401
 // and 403 Status bodies.
 func TestAuthorization(t *testing.T) {
-	n := &Node{api: &apiSecurity{tls: &tls.Config{}}}
+	own, err := pki.Derive(testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := pki.Derive("another cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &Node{api: &apiSecurity{tls: &tls.Config{}, clientCAs: own.CA.Pool()}}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, _ := UserFrom(r.Context())
 		w.Header().Set("X-User", u.Name)
 	})
 	h := n.withAuth(ok)
 	anon := func(r *http.Request) {}
-	cert := func(cn string, groups ...string) func(*http.Request) {
-		return func(r *http.Request) {
-			leaf := &x509.Certificate{Subject: pkix.Name{CommonName: cn, Organization: groups}}
-			r.TLS = &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{leaf}}}
+	certOf := func(ca *pki.CA, cn string, groups ...string) func(*http.Request) {
+		l, err := ca.Issue(pki.LeafSpec{CommonName: cn, Organization: groups, Client: true})
+		if err != nil {
+			t.Fatal(err)
 		}
+		block, _ := pem.Decode(l.CertPEM)
+		leaf, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(r *http.Request) { r.TLS = &tls.ConnectionState{PeerCertificates: []*x509.Certificate{leaf}} }
 	}
+	cert := func(cn string, groups ...string) func(*http.Request) { return certOf(own.CA, cn, groups...) }
 	bearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer anything") }
+	basic := func(r *http.Request) { r.Header.Set("Authorization", "Basic dXNlcjpwYXNz") }
+	emptyBearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer ") }
 	cases := []struct {
 		name, method, path string
 		as                 func(*http.Request)
@@ -36,7 +55,9 @@ func TestAuthorization(t *testing.T) {
 		message            string
 	}{
 		{"anonymous livez", "GET", "/livez", anon, 200, ""},
-		{"anonymous readyz check", "GET", "/readyz/etcd", anon, 200, ""},
+		{"anonymous readyz check", "GET", "/readyz/raft-leader", anon, 403, `forbidden: User "system:anonymous" cannot get path "/readyz/raft-leader"`},
+		{"basic auth is anonymous", "GET", "/version", basic, 200, ""},
+		{"empty bearer is anonymous", "GET", "/raftapi/v1/status", emptyBearer, 403, `forbidden: User "system:anonymous" cannot get path "/raftapi/v1/status"`},
 		{"anonymous version", "GET", "/version", anon, 200, ""},
 		{"anonymous discovery", "GET", "/api", anon, 403, `forbidden: User "system:anonymous" cannot get path "/api"`},
 		{"anonymous list", "GET", "/api/v1/namespaces/default/secrets", anon, 403,
@@ -52,6 +73,8 @@ func TestAuthorization(t *testing.T) {
 		{"anonymous metrics", "GET", "/metrics", anon, 403, `forbidden: User "system:anonymous" cannot get path "/metrics"`},
 		{"bearer token", "GET", "/api", bearer, 401, "Unauthorized"},
 		{"bearer token on livez", "GET", "/livez", bearer, 401, "Unauthorized"},
+		{"certificate of another CA", "GET", "/version", certOf(other.CA, "system:admin", "system:masters"), 401, "Unauthorized"},
+		{"peer certificate", "GET", "/api", certOf(own.PeerCA, "n1", PeerOrganization), 401, "Unauthorized"},
 		{"user lists", "GET", "/api/v1/namespaces/default/secrets", cert("alice", "dev"), 200, ""},
 		{"user status", "GET", "/raftapi/v1/status", cert("alice", "dev"), 403, `forbidden: User "alice" cannot get path "/raftapi/v1/status"`},
 		{"user members", "GET", "/apis/raftapi.io/v1/members", cert("alice", "dev"), 403,

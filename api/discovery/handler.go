@@ -37,6 +37,7 @@ func (h *Handler) Routes(r *mux.Router) {
 	r.HandleFunc("/apis/{group}", h.serveGroup).Methods(http.MethodGet)
 	r.HandleFunc("/apis/{group}/{version}", h.serveGroupVersion).Methods(http.MethodGet)
 	r.HandleFunc("/version", h.serveVersion).Methods(http.MethodGet)
+	r.HandleFunc("/version/", h.serveVersion).Methods(http.MethodGet)
 }
 
 // ServeHTTP serves the discovery paths and a 404 Status for any other.

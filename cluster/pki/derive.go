@@ -96,10 +96,14 @@ func expand(seed []byte, label string, n int) []byte {
 	return b
 }
 
-// deriveCA derives a self-signed Ed25519 CA named cn.
-func deriveCA(seed []byte, cn string) (*CA, error) {
-	key := ed25519.NewKeyFromSeed(expand(seed, cn+" key", ed25519.SeedSize))
-	serial := new(big.Int).SetBytes(expand(seed, cn+" serial", 16))
+// deriveCA derives a self-signed Ed25519 CA named role@<id>, where id is
+// derived too: CAs of different clusters have different names, so a
+// client holding another cluster's certificate does not offer it and
+// error messages tell the clusters apart.
+func deriveCA(seed []byte, role string) (*CA, error) {
+	key := ed25519.NewKeyFromSeed(expand(seed, role+" key", ed25519.SeedSize))
+	serial := new(big.Int).SetBytes(expand(seed, role+" serial", 16))
+	cn := role + "@" + hex.EncodeToString(expand(seed, role+" name", 5))
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial.Add(serial, big.NewInt(1)),
 		Subject:               pkix.Name{CommonName: cn},
