@@ -91,8 +91,8 @@ func newAPISecurity(cfg Config, auth *pki.Authority) (*apiSecurity, error) {
 		// failed handshake.
 		ClientCAs:  clientCAs,
 		ClientAuth: tls.RequestClientCert,
-		MinVersion:   tls.VersionTLS12,
-		NextProtos:   []string{"h2", "http/1.1"},
+		MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"h2", "http/1.1"},
 	}
 	return sec, nil
 }
