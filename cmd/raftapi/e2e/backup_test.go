@@ -28,7 +28,7 @@ func TestSnapshotSaveRestoreCluster(t *testing.T) {
 	waitFor(t, 60*time.Second, "100 acknowledged writes", func() bool { return w.acked.Load() >= 100 || w.finished() })
 	ackedBefore := w.maxAckedRev()
 	file := filepath.Join(t.TempDir(), "backup.snapshot")
-	rev := saveSnapshot(t, "http://"+c.nodes[1].api, file)
+	rev := saveSnapshot(t, c.nodes[1], file)
 	saved := w.acked.Load()
 	waitFor(t, 60*time.Second, "40 acknowledged writes after the save", func() bool { return w.acked.Load() >= saved+40 || w.finished() })
 	records := w.stop()
@@ -69,13 +69,13 @@ func TestSnapshotRestoreDefaults(t *testing.T) {
 		records = append(records, writeRecord{name: name, outcome: acked, rv: out.Metadata.ResourceVersion})
 	}
 	file := filepath.Join(t.TempDir(), "single.snapshot")
-	rev := saveSnapshot(t, "http://"+c.nodes[0].api, file)
+	rev := saveSnapshot(t, c.nodes[0], file)
 	if last := mustRev(t, records[len(records)-1].rv); rev < last {
 		t.Fatalf("snapshot at revision %d misses the last write at %d", rev, last)
 	}
 
 	nd := &node{name: "raftapi", dir: t.TempDir(), api: freeAddr(t), peer: freeAddr(t)}
-	run(t, binary, "snapshot", "restore", file, "--data-dir", filepath.Join(nd.dir, "data"), "--peer-listen", nd.peer)
+	run(t, binary, "snapshot", "restore", file, "--data-dir", nd.dataDir(), "--peer-listen", nd.peer)
 	r := &procCluster{t: t, nodes: []*node{nd}}
 	t.Cleanup(r.stopAll)
 	r.startNode(0, "")
@@ -165,11 +165,11 @@ func (w *writers) stop() []writeRecord {
 
 var savedRE = regexp.MustCompile(`revision (\d+), (\d+) bytes`)
 
-// saveSnapshot runs "raftapi snapshot save" against server and returns
-// the revision it reports.
-func saveSnapshot(t *testing.T, server, file string) uint64 {
+// saveSnapshot runs "raftapi snapshot save" against nd, with its admin
+// kubeconfig, and returns the revision it reports.
+func saveSnapshot(t *testing.T, nd *node, file string) uint64 {
 	t.Helper()
-	out := run(t, binary, "snapshot", "save", file, "--server", server)
+	out := run(t, binary, "snapshot", "save", file, "--kubeconfig", nd.kubeconfig())
 	m := savedRE.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("snapshot save printed no revision and size: %q", out)
@@ -179,10 +179,10 @@ func saveSnapshot(t *testing.T, server, file string) uint64 {
 }
 
 // restoreCluster restores file into n new data directories with fresh
-// addresses and starts a cluster on them.
+// addresses and starts a cluster on them, with a new token.
 func restoreCluster(t *testing.T, file string, n int) *procCluster {
 	t.Helper()
-	c := &procCluster{t: t}
+	c := &procCluster{t: t, token: newToken()}
 	var initial []string
 	for i := range n {
 		nd := &node{name: fmt.Sprintf("r%d", i+1), dir: t.TempDir(), api: freeAddr(t), peer: freeAddr(t)}
@@ -190,7 +190,7 @@ func restoreCluster(t *testing.T, file string, n int) *procCluster {
 		initial = append(initial, nd.name+"="+nd.peer)
 	}
 	for _, nd := range c.nodes {
-		run(t, binary, "snapshot", "restore", file, "--data-dir", filepath.Join(nd.dir, "data"),
+		run(t, binary, "snapshot", "restore", file, "--data-dir", nd.dataDir(),
 			"--name", nd.name, "--initial-cluster", strings.Join(initial, ","))
 	}
 	t.Cleanup(c.stopAll)
@@ -273,8 +273,12 @@ func checkWatchExpired(t *testing.T, addr string, from uint64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	url := fmt.Sprintf("%s?watch=true&resourceVersion=%d", cmURL(addr, ""), from)
+	hc, err := clientAt(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("watch from %d: %v", from, err)
 	}

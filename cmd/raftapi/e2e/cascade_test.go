@@ -111,7 +111,7 @@ func (k *cascadeKubectl) labelled(t *testing.T, value string) ([]string, error) 
 }
 
 // countLabelled counts the configmaps of ns with label dep=value through
-// the node at addr, with a plain HTTP list from the node's own state
+// the node at addr, with a raw HTTPS list from the node's own state
 // (resourceVersion=0): quicker than kubectl, to catch the collector half
 // way, and answered even while the cluster has no leader.
 func countLabelled(t *testing.T, addr, ns, value string) int {
@@ -119,7 +119,7 @@ func countLabelled(t *testing.T, addr, ns, value string) int {
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	u := "http://" + addr + "/api/v1/namespaces/" + ns + "/configmaps?resourceVersion=0&labelSelector=dep%3D" + value
+	u := "https://" + addr + "/api/v1/namespaces/" + ns + "/configmaps?resourceVersion=0&labelSelector=dep%3D" + value
 	if _, err := do(callCtx(t), http.MethodGet, u, nil, &list); err != nil {
 		t.Fatalf("list: %v", err)
 	}

@@ -19,7 +19,9 @@ const (
 	unknown                // may or may not have been applied
 )
 
-var client = &http.Client{Timeout: 15 * time.Second}
+// client reaches every node the test started, as that node's admin (see
+// nodeTransport).
+var client = &http.Client{Transport: nodeTransport{}, Timeout: 15 * time.Second}
 
 // configMap is the part of a ConfigMap the tests read and write.
 type configMap struct {
@@ -41,7 +43,7 @@ func newConfigMap(name, value string) *configMap {
 }
 
 func cmURL(addr, name string) string {
-	u := "http://" + addr + "/api/v1/namespaces/default/configmaps"
+	u := "https://" + addr + "/api/v1/namespaces/default/configmaps"
 	if name != "" {
 		u += "/" + name
 	}

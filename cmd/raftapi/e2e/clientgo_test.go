@@ -23,7 +23,7 @@ import (
 func TestClientGoTyped(t *testing.T) {
 	for _, tg := range startClientTargets(t) {
 		t.Run(tg.name, func(t *testing.T) {
-			cfg := restConfigFor(tg.addr())
+			cfg := restConfigFor(t, tg.addr())
 			cfg.ContentType = protobuf
 			rec := &wireRecorder{}
 			rec.install(cfg)

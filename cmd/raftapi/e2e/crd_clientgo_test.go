@@ -52,7 +52,7 @@ func TestCRDClientGo(t *testing.T) {
 // crdMustDynamic returns a dynamic client of the node at addr.
 func crdMustDynamic(t *testing.T, addr string) *dynamic.DynamicClient {
 	t.Helper()
-	dc, err := dynamic.NewForConfig(restConfigFor(addr))
+	dc, err := dynamic.NewForConfig(restConfigFor(t, addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,10 @@ func crdInstall(t *testing.T, addr, group string, servedBy ...string) schema.Gro
 // about widgets, in the aggregated form client-go asks for first and in
 // the legacy per-version form.
 func crdCheckDiscovery(addr, group string) error {
-	cfg := restConfigFor(addr)
+	cfg, err := restConfigAt(addr)
+	if err != nil {
+		return err
+	}
 	rec := &wireRecorder{}
 	rec.install(cfg)
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -167,7 +170,7 @@ type crdDynamic struct {
 // runCRDDynamic runs the dynamic-client steps through the node at addr,
 // in namespace ns.
 func runCRDDynamic(t *testing.T, addr string, gvr schema.GroupVersionResource, ns string) {
-	mustNamespace(t, mustClientset(t, restConfigFor(addr)), ns)
+	mustNamespace(t, mustClientset(t, restConfigFor(t, addr)), ns)
 	d := &crdDynamic{rc: crdMustDynamic(t, addr).Resource(gvr).Namespace(ns), gvr: gvr, namespace: ns}
 	steps := []struct {
 		name string
@@ -441,13 +444,13 @@ func (d *crdDynamic) delete(t *testing.T) {
 func runCRDInformer(t *testing.T, watchAddr, writeAddr string, gvr schema.GroupVersionResource) {
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, true)
 	const ns = "cg-informer"
-	mustNamespace(t, mustClientset(t, restConfigFor(writeAddr)), ns)
+	mustNamespace(t, mustClientset(t, restConfigFor(t, writeAddr)), ns)
 	writer := &crdDynamic{rc: crdMustDynamic(t, writeAddr).Resource(gvr).Namespace(ns), gvr: gvr, namespace: ns}
 	if _, err := writer.rc.Create(callCtx(t), writer.widget("pre", "red"), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create pre: %v", err)
 	}
 
-	cfg := restConfigFor(watchAddr)
+	cfg := restConfigFor(t, watchAddr)
 	rec := &wireRecorder{}
 	rec.install(cfg)
 	dc, err := dynamic.NewForConfig(cfg)

@@ -97,10 +97,21 @@ func (f *failoverDialer) DialContext(ctx context.Context, network, _ string) (ne
 	return nil, fmt.Errorf("every raftapi node refused: %w", errors.Join(errs...))
 }
 
-// restConfig is a client configuration reaching the cluster through f.
-// The host is a name for the balancer; the dialer never resolves it.
-func (f *failoverDialer) restConfig() *rest.Config {
-	return &rest.Config{Host: "http://raftapi-lb", Dial: f.DialContext, QPS: 1000, Burst: 1000, UserAgent: "raftapi-e2e-controller"}
+// ctrlBalancer is the host name of the balancer. The dialer never
+// resolves it; the nodes' serving certificates carry it (--tls-san), as
+// those of kube-apiservers behind a load balancer carry its name.
+const ctrlBalancer = "raftapi-lb"
+
+// restConfig is a client configuration reaching the cluster through f, as
+// the admin of the first node's kubeconfig (the nodes of a cluster share
+// its CA).
+func (f *failoverDialer) restConfig() (*rest.Config, error) {
+	cfg, err := restConfigAt(f.addrs[0])
+	if err != nil {
+		return nil, err
+	}
+	cfg.Host, cfg.Dial, cfg.UserAgent = "https://"+ctrlBalancer, f.DialContext, "raftapi-e2e-controller"
+	return cfg, nil
 }
 
 // ctrlLedger records what every replica incarnation of the controller did:
@@ -341,7 +352,11 @@ func (r *ctrlReplica) runOnce(ctx context.Context, who string) error {
 
 func (r *ctrlReplica) newManager(who string) (manager.Manager, error) {
 	lease, renew, retry := ctrlLeaseDuration, ctrlRenewDeadline, ctrlRetryPeriod
-	return manager.New(r.dialer.restConfig(), manager.Options{
+	cfg, err := r.dialer.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	return manager.New(cfg, manager.Options{
 		Scheme:                     ctrlScheme,
 		Logger:                     funcr.New(func(prefix, args string) { r.logf("%s %s %s", who, prefix, args) }, funcr.Options{}),
 		Cache:                      cache.Options{DefaultNamespaces: map[string]cache.Config{r.ns: {}}},

@@ -65,11 +65,12 @@ type ctrlScenario struct {
 	traffic *ctrlTraffic
 }
 
-// startCtrlScenario starts a 3-node cluster, creates the namespace and the
-// Widget CRD, starts replicas a and b (first dialing nodes 0 and 1) and
-// waits until one leads, then starts the traffic (dialing node 2).
+// startCtrlScenario starts a 3-node cluster whose serving certificates
+// name the balancer, creates the namespace and the Widget CRD, starts
+// replicas a and b (first dialing nodes 0 and 1) and waits until one
+// leads, then starts the traffic (dialing node 2).
 func startCtrlScenario(t *testing.T) *ctrlScenario {
-	s := &ctrlScenario{t: t, logf: ctrlTestLogger(t), c: startReadyCluster(t, 3), ns: "ctrl-e2e", ledger: newCtrlLedger()}
+	s := &ctrlScenario{t: t, logf: ctrlTestLogger(t), c: startReadyCluster(t, 3, "--tls-san", ctrlBalancer), ns: "ctrl-e2e", ledger: newCtrlLedger()}
 	t.Cleanup(func() { ctrlReportExited(t, s.c) })
 	addrs := make([]string, len(s.c.nodes))
 	for i, nd := range s.c.nodes {
@@ -539,7 +540,11 @@ func (tr *ctrlTraffic) progress(t *testing.T, admin crclient.Client, phase strin
 // ctrlClient is a direct (uncached) controller-runtime client over d.
 func ctrlClient(t *testing.T, d *failoverDialer) crclient.Client {
 	t.Helper()
-	cl, err := crclient.New(d.restConfig(), crclient.Options{Scheme: ctrlScheme})
+	cfg, err := d.restConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := crclient.New(cfg, crclient.Options{Scheme: ctrlScheme})
 	if err != nil {
 		t.Fatal(err)
 	}

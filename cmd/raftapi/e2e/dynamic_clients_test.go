@@ -29,7 +29,7 @@ func TestDynamicClient(t *testing.T) {
 	}
 	for _, tg := range startClientTargets(t) {
 		t.Run(tg.name, func(t *testing.T) {
-			cfg := restConfigFor(tg.addr())
+			cfg := restConfigFor(t, tg.addr())
 			ns := "dyn-" + tg.name
 			mustNamespace(t, mustClientset(t, cfg), ns)
 			dc, err := dynamic.NewForConfig(cfg)

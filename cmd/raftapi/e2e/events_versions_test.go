@@ -23,8 +23,8 @@ import (
 func TestEventsVersions(t *testing.T) {
 	c := startReadyCluster(t, 1)
 	addr := c.nodes[0].api
-	core := mustClientset(t, restConfigFor(addr))
-	protoCfg := restConfigFor(addr)
+	core := mustClientset(t, restConfigFor(t, addr))
+	protoCfg := restConfigFor(t, addr)
 	protoCfg.ContentType = protobuf
 	v1 := mustClientset(t, protoCfg)
 	const ns = "events-versions"

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -16,8 +15,8 @@ import (
 
 // gossipNode is one raftapi process that finds its cluster by gossip.
 type gossipNode struct {
-	name, dir, api, peer, gossip string
-	process
+	node
+	gossip string
 }
 
 // gossipCluster starts and stops gossip-membership nodes.
@@ -25,6 +24,7 @@ type gossipCluster struct {
 	t     *testing.T
 	base  string // holds the node dirs; removed only after stopAll
 	key   string
+	token string // every node's --token
 	nodes map[string]*gossipNode
 }
 
@@ -32,7 +32,7 @@ func newGossipCluster(t *testing.T) *gossipCluster {
 	key := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
 	// The base dir is created before stopAll is registered, so it is
 	// removed after stopAll has printed the logs of a failed test.
-	c := &gossipCluster{t: t, key: key, base: t.TempDir(), nodes: map[string]*gossipNode{}}
+	c := &gossipCluster{t: t, key: key, token: newToken(), base: t.TempDir(), nodes: map[string]*gossipNode{}}
 	t.Cleanup(c.stopAll)
 	return c
 }
@@ -45,7 +45,7 @@ func (c *gossipCluster) start(name string, expect int, join ...string) *gossipNo
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	n := &gossipNode{name: name, dir: dir, api: freeAddr(c.t), peer: freeAddr(c.t), gossip: freeAddr(c.t)}
+	n := &gossipNode{node: node{name: name, dir: dir, api: freeAddr(c.t), peer: freeAddr(c.t)}, gossip: freeAddr(c.t)}
 	c.nodes[name] = n
 	c.run(n, expect, join)
 	return n
@@ -57,8 +57,8 @@ func (c *gossipCluster) run(n *gossipNode, expect int, join []string) {
 	for _, j := range join {
 		joinAddrs = append(joinAddrs, c.nodes[j].gossip)
 	}
-	args := []string{"serve", "--name", n.name, "--data-dir", filepath.Join(n.dir, "data"), "--listen", n.api,
-		"--peer-listen", n.peer, "--gossip-listen", n.gossip, "--gossip-key", c.key,
+	args := []string{"serve", "--name", n.name, "--data-dir", n.dataDir(), "--listen", n.api,
+		"--peer-listen", n.peer, "--gossip-listen", n.gossip, "--gossip-key", c.key, "--token", c.token,
 		"--dead-node-timeout", "3s", "--log-level", "warn"}
 	if expect > 0 {
 		args = append(args, "--bootstrap-expect", fmt.Sprint(expect))
@@ -66,7 +66,7 @@ func (c *gossipCluster) run(n *gossipNode, expect int, join []string) {
 	if len(joinAddrs) > 0 {
 		args = append(args, "--join", strings.Join(joinAddrs, ","))
 	}
-	n.process = spawn(c.t, n.dir, args)
+	n.spawn(c.t, args)
 }
 
 func (c *gossipCluster) kill(name string) { c.nodes[name].kill() }
@@ -100,7 +100,7 @@ func (c *gossipCluster) voters(name string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	var v memberView
-	if _, err := do(ctx, http.MethodGet, "http://"+c.nodes[name].api+"/apis/raftapi.io/v1/members", nil, &v); err != nil {
+	if _, err := do(ctx, http.MethodGet, c.nodes[name].url()+"/apis/raftapi.io/v1/members", nil, &v); err != nil {
 		return ""
 	}
 	var out []string

@@ -50,10 +50,10 @@ func TestInformer(t *testing.T) {
 // kill is a node, it is killed half way and the informer must keep
 // receiving.
 func runInformer(t *testing.T, c *procCluster, watchNode, writeNode, kill int, watchList bool) {
-	cfg := restConfigFor(c.nodes[watchNode].api)
+	cfg := restConfigFor(t, c.nodes[watchNode].api)
 	rec := &wireRecorder{}
 	rec.install(cfg)
-	writer := mustClientset(t, restConfigFor(c.nodes[writeNode].api))
+	writer := mustClientset(t, restConfigFor(t, c.nodes[writeNode].api))
 	const ns = "informer"
 	mustNamespace(t, writer, ns)
 	mustCreateConfigMap(t, writer, ns, "pre", "0")

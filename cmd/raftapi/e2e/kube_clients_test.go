@@ -33,13 +33,13 @@ type clientTarget struct {
 
 func (tg clientTarget) addr() string { return tg.c.nodes[tg.i].api }
 
-// startReadyCluster starts an n-node cluster and waits until every node
-// answers /readyz with 200, as a client deployment waits for
-// kube-apiserver (whose readiness includes the bootstrap of the system
-// namespaces) before using it.
-func startReadyCluster(t *testing.T, n int) *procCluster {
+// startReadyCluster starts an n-node cluster (with flags added to every
+// node's serve flags) and waits until every node answers /readyz with 200,
+// as a client deployment waits for kube-apiserver (whose readiness
+// includes the bootstrap of the system namespaces) before using it.
+func startReadyCluster(t *testing.T, n int, flags ...string) *procCluster {
 	t.Helper()
-	c := startCluster(t, n)
+	c := startCluster(t, n, flags...)
 	for _, nd := range c.nodes {
 		pollUntil(t, 30*time.Second, nd.name+" /readyz", func() error { return readyz(nd.api) })
 	}
@@ -49,11 +49,11 @@ func startReadyCluster(t *testing.T, n int) *procCluster {
 func readyz(addr string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/readyz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/readyz", nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}
@@ -78,11 +78,15 @@ func startClientTargets(t *testing.T) []clientTarget {
 	}
 }
 
-// restConfigFor is a client configuration for the node at addr, without
-// client-side rate limiting. It sets no overall timeout: watches are long
-// requests, every call carries its own context deadline.
-func restConfigFor(addr string) *rest.Config {
-	return &rest.Config{Host: "http://" + addr, QPS: 1000, Burst: 1000, UserAgent: "raftapi-e2e"}
+// restConfigFor is a client configuration for the node at addr, as its
+// admin, without client-side rate limiting (see node.restConfig).
+func restConfigFor(t testing.TB, addr string) *rest.Config {
+	t.Helper()
+	cfg, err := restConfigAt(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // mustClientset returns a typed clientset for cfg.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // kubectlTimeout bounds one kubectl invocation: `kubectl delete` waits for
@@ -65,30 +67,28 @@ func (r kubectlResult) String() string {
 	return fmt.Sprintf("kubectl %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
 }
 
-// newKubectl writes a kubeconfig pointing at the node at addr whose
-// current context uses namespace ns.
+// newKubectl writes a kubeconfig for the node at addr whose current
+// context uses namespace ns: the node's admin kubeconfig, as an operator
+// would copy it, with the namespace set.
 func newKubectl(t *testing.T, bin, addr, ns string) *kubectl {
 	t.Helper()
 	dir := t.TempDir()
-	config := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: raftapi
-  cluster:
-    server: http://%s
-users:
-- name: e2e
-  user: {}
-contexts:
-- name: raftapi
-  context:
-    cluster: raftapi
-    user: e2e
-    namespace: %s
-current-context: raftapi
-`, addr, ns)
+	nd, err := nodeAt(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := clientcmd.LoadFromFile(nd.kubeconfig())
+	if err != nil {
+		t.Fatalf("%s: admin kubeconfig: %v", nd.name, err)
+	}
+	cur := config.Contexts[config.CurrentContext]
+	if cur == nil || config.Clusters[cur.Cluster] == nil {
+		t.Fatalf("%s: admin kubeconfig %s has no current context and cluster", nd.name, nd.kubeconfig())
+	}
+	cur.Namespace = ns
+	config.Clusters[cur.Cluster].Server = nd.url()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+	if err := clientcmd.WriteToFile(*config, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "KUBECONFIG="+kubeconfig, "HOME="+dir, "KUBECACHEDIR="+filepath.Join(dir, "cache"))

@@ -33,7 +33,7 @@ func TestLeaderElection(t *testing.T) {
 	c := startReadyCluster(t, 3)
 	l := c.waitLeader(-1)
 	const ns, lease = "default", "e2e-election"
-	reader := mustClientset(t, restConfigFor(c.nodes[(l+1)%3].api))
+	reader := mustClientset(t, restConfigFor(t, c.nodes[(l+1)%3].api))
 
 	a := startCandidate(t, c.nodes[l].api, "a-"+c.nodes[l].name, ns, lease, false)
 	cands := []*candidate{a}
@@ -97,7 +97,7 @@ type candidate struct {
 // makes it release the lease when stopped.
 func startCandidate(t *testing.T, addr, id, ns, lease string, release bool) *candidate {
 	t.Helper()
-	cs := mustClientset(t, restConfigFor(addr))
+	cs := mustClientset(t, restConfigFor(t, addr))
 	ctx, cancel := context.WithCancel(context.Background())
 	cd := &candidate{id: id, cancel: cancel, done: make(chan struct{})}
 	lock := &resourcelock.LeaseLock{

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,12 +17,20 @@ import (
 type node struct {
 	name, dir, api, peer string
 	process
+
+	credsMu sync.Mutex
+	hc      *http.Client // see httpClient
 }
 
 // procCluster is a static cluster of raftapi processes on loopback.
 type procCluster struct {
 	t     *testing.T
 	nodes []*node
+	// token is the cluster's --token, given to every node at every start;
+	// "" for a single node, which makes its own.
+	token string
+	// flags are more serve flags for every node at every start.
+	flags []string
 }
 
 // freeAddr returns a loopback address with a port free right now.
@@ -53,11 +60,15 @@ var (
 	used   = map[string]bool{}
 )
 
-// startCluster starts n processes forming one cluster and waits for a
-// leader every node agrees on.
-func startCluster(t *testing.T, n int) *procCluster {
+// startCluster starts n processes forming one cluster, with flags added
+// to every node's serve flags, and waits for a leader every node agrees
+// on. The nodes of a cluster of several share a new token.
+func startCluster(t *testing.T, n int, flags ...string) *procCluster {
 	t.Helper()
-	c := &procCluster{t: t}
+	c := &procCluster{t: t, flags: flags}
+	if n > 1 {
+		c.token = newToken()
+	}
 	var initial []string
 	for i := range n {
 		nd := &node{name: fmt.Sprintf("n%d", i+1), dir: t.TempDir(), api: freeAddr(t), peer: freeAddr(t)}
@@ -78,17 +89,21 @@ func startCluster(t *testing.T, n int) *procCluster {
 
 func (c *procCluster) startNode(i int, initial string) { c.startNodeArgs(i, initial) }
 
-// startNodeArgs starts node i with extra serve flags.
+// startNodeArgs starts node i with the cluster's token and flags and
+// extra serve flags.
 func (c *procCluster) startNodeArgs(i int, initial string, extra ...string) {
 	c.t.Helper()
 	nd := c.nodes[i]
-	args := []string{"serve", "--name", nd.name, "--data-dir", filepath.Join(nd.dir, "data"),
+	args := []string{"serve", "--name", nd.name, "--data-dir", nd.dataDir(),
 		"--listen", nd.api, "--peer-listen", nd.peer, "--log-level", "warn"}
-	args = append(args, extra...)
+	if c.token != "" {
+		args = append(args, "--token", c.token)
+	}
+	args = append(append(args, c.flags...), extra...)
 	if initial != "" {
 		args = append(args, "--initial-cluster", initial)
 	}
-	nd.process = spawn(c.t, nd.dir, args)
+	nd.spawn(c.t, args)
 }
 
 // restart starts a killed node again on its data directory.
@@ -132,12 +147,19 @@ func (c *procCluster) status(i int) (status, error) {
 	var st status
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.nodes[i].api+"/raftapi/v1/status", nil)
-	resp, err := http.DefaultClient.Do(req)
+	hc, err := c.nodes[i].httpClient()
+	if err != nil {
+		return st, err
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.nodes[i].url()+"/raftapi/v1/status", nil)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return st, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return st, fmt.Errorf("GET /raftapi/v1/status: %s", resp.Status)
+	}
 	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
