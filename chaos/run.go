@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -46,10 +47,18 @@ func Run(ctx context.Context, cfg Config) (report.Summary, error) {
 	}
 	// Node data of an earlier run into the same directory would be
 	// taken for this cluster's state.
-	if err := os.RemoveAll(filepath.Join(cfg.Out, "nodes")); err != nil {
+	nodesDir := filepath.Join(cfg.Out, "nodes")
+	if err := os.RemoveAll(nodesDir); err != nil {
 		return report.Summary{}, fmt.Errorf("chaos: %w", err)
 	}
-	cl := nodes.New(nodes.Config{Binary: cfg.Binary, Dir: filepath.Join(cfg.Out, "nodes"), Network: nw})
+	creds, err := newCredentials()
+	if err != nil {
+		return report.Summary{}, err
+	}
+	if err := creds.save(nodesDir); err != nil {
+		return report.Summary{}, err
+	}
+	cl := nodes.New(nodes.Config{Binary: cfg.Binary, Dir: nodesDir, Network: nw, Token: creds.token, TLS: creds.tls})
 	defer cl.Stop()
 	sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
@@ -57,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (report.Summary, error) {
 	if err := cl.Start(sctx); err != nil {
 		return report.Summary{}, fmt.Errorf("chaos: start cluster: %w", err)
 	}
-	r := &run{cfg: cfg, cl: cl, fps: fps}
+	r := &run{cfg: cfg, cl: cl, fps: fps, tls: creds.tls}
 	s := r.main(ctx)
 	s.Unavailable = unavailable
 	if err := report.Write(cfg.Out, r.h, &s); err != nil {
@@ -90,6 +99,7 @@ type run struct {
 	cfg Config
 	cl  *nodes.Cluster
 	fps []failpoint.Failpoint
+	tls *tls.Config // the harness's side of the cluster's TLS
 	rec *history.Recorder
 	h   *history.History
 }
@@ -98,7 +108,7 @@ type run struct {
 // then checks the history.
 func (r *run) main(ctx context.Context) report.Summary {
 	r.rec = history.NewRecorder(namespace, r.cl.Names())
-	client := traffic.NewClient(r.apis(), namespace, r.cfg.Timeout)
+	client := traffic.NewClient(traffic.ClientConfig{Nodes: r.apis(), Namespace: namespace, Timeout: r.cfg.Timeout, TLS: r.tls})
 	var runErr error
 	if err := r.createNamespace(ctx, client); err != nil {
 		runErr = err

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -22,6 +23,13 @@ type Config struct {
 	Network *netns.Network
 	// HistoryRetention is passed as --history-retention when set.
 	HistoryRetention string
+	// Token is the cluster's join token, passed to every node as --token:
+	// every node, a wiped one too, derives the cluster's CAs from it.
+	Token string
+	// TLS is how the harness reaches the nodes' APIs over https: it
+	// trusts the cluster CA the token derives and presents a client
+	// certificate in system:masters (the admin endpoints need it).
+	TLS *tls.Config
 }
 
 // Cluster is the running cluster under test. Its methods may be called
@@ -34,9 +42,10 @@ type Cluster struct {
 
 // New plans the cluster; Start runs it.
 func New(cfg Config) *Cluster {
-	c := &Cluster{cfg: cfg, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	tr := &http.Transport{MaxIdleConnsPerHost: 4, TLSClientConfig: cfg.TLS, TLSHandshakeTimeout: 2 * time.Second}
+	c := &Cluster{cfg: cfg, http: &http.Client{Transport: tr}}
 	for _, h := range cfg.Network.Hosts {
-		c.nodes = append(c.nodes, &Node{Name: h.Name, Host: h, API: "http://" + net.JoinHostPort(h.IP, apiPort),
+		c.nodes = append(c.nodes, &Node{Name: h.Name, Host: h, API: "https://" + net.JoinHostPort(h.IP, apiPort),
 			dir: filepath.Join(cfg.Dir, h.Name)})
 	}
 	return c

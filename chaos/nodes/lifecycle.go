@@ -21,7 +21,7 @@ func (c *Cluster) Restart(name string) error {
 	if n.proc != nil && n.proc.running() {
 		return nil
 	}
-	p, err := spawn(n.logPath(), n.args(c.cfg.Binary, c.nodes, c.cfg.HistoryRetention))
+	p, err := spawn(n.logPath(), n.args(c.cfg, c.nodes))
 	if err != nil {
 		return err
 	}

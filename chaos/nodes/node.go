@@ -22,7 +22,7 @@ const (
 type Node struct {
 	Name string
 	Host netns.Host
-	// API is the base URL of its HTTP API, reachable from the harness.
+	// API is the base URL of its HTTPS API, reachable from the harness.
 	API string
 
 	dir   string // holds data/ and the log
@@ -36,8 +36,10 @@ type Node struct {
 func (n *Node) dataDir() string { return filepath.Join(n.dir, "data") }
 func (n *Node) logPath() string { return filepath.Join(n.dir, "raftapi.log") }
 
-// args is the command line starting the node inside its namespace.
-func (n *Node) args(bin string, all []*Node, retention string) []string {
+// args is the command line starting the node inside its namespace. The
+// token on it makes every start, on a wiped data directory too, derive
+// the same CAs.
+func (n *Node) args(cfg Config, all []*Node) []string {
 	var join []string
 	for _, o := range all {
 		if o != n {
@@ -45,14 +47,14 @@ func (n *Node) args(bin string, all []*Node, retention string) []string {
 		}
 	}
 	ip := n.Host.IP
-	argv := []string{"ip", "netns", "exec", n.Host.NS, bin, "serve",
-		"--name", n.Name, "--data-dir", n.dataDir(),
+	argv := []string{"ip", "netns", "exec", n.Host.NS, cfg.Binary, "serve",
+		"--name", n.Name, "--data-dir", n.dataDir(), "--token", cfg.Token,
 		"--listen", net.JoinHostPort(ip, apiPort),
 		"--peer-listen", net.JoinHostPort(ip, peerPort), "--peer-advertise", net.JoinHostPort(ip, proxyPort),
 		"--gossip-listen", net.JoinHostPort(ip, gossipPort), "--join", strings.Join(join, ","),
 		"--bootstrap-expect", fmt.Sprint(len(all)), "--dead-node-timeout", "24h", "--log-level", "warn"}
-	if retention != "" {
-		argv = append(argv, "--history-retention", retention)
+	if cfg.HistoryRetention != "" {
+		argv = append(argv, "--history-retention", cfg.HistoryRetention)
 	}
 	return argv
 }

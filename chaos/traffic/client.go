@@ -3,13 +3,15 @@ package traffic
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/raftapi/raftapi/chaos/history"
@@ -27,18 +29,64 @@ type Client struct {
 	http    *http.Client
 }
 
-// NewClient returns a client for namespace ns on the given nodes.
-func NewClient(nodes map[string]string, ns string, timeout time.Duration) *Client {
-	tr := &http.Transport{MaxIdleConnsPerHost: 32, DialContext: (&net.Dialer{Timeout: 2 * time.Second}).DialContext}
-	return &Client{Nodes: nodes, Namespace: ns, Timeout: timeout, http: &http.Client{Transport: tr}}
+// ClientConfig says which nodes a Client talks to and how.
+type ClientConfig struct {
+	// Nodes maps a node name to the base URL of its API
+	// (https://host:port).
+	Nodes map[string]string
+	// Namespace holds the registers.
+	Namespace string
+	// Timeout bounds one request.
+	Timeout time.Duration
+	// TLS verifies the nodes' serving certificates and presents the
+	// client's certificate; nil for plain http:// (the tests' fakes).
+	TLS *tls.Config
+}
+
+// connectTimeout bounds each step of making a connection: the TCP dial,
+// then the TLS handshake. A request that never had a connection was
+// never sent (outcome).
+const connectTimeout = 2 * time.Second
+
+// NewClient returns a client for cfg.Namespace on cfg.Nodes.
+func NewClient(cfg ClientConfig) *Client {
+	// HTTP/1.1 only: one request per connection at a time, as the
+	// harness always had, and the transport reports every connection it
+	// hands a request (httptrace.GotConn), which outcome relies on.
+	var h1 http.Protocols
+	h1.SetHTTP1(true)
+	tr := &http.Transport{MaxIdleConnsPerHost: 32, DialContext: (&net.Dialer{Timeout: connectTimeout}).DialContext,
+		TLSClientConfig: cfg.TLS, TLSHandshakeTimeout: connectTimeout, Protocols: &h1}
+	return &Client{Nodes: cfg.Nodes, Namespace: cfg.Namespace, Timeout: cfg.Timeout, http: &http.Client{Transport: tr}}
 }
 
 // reply is an HTTP answer: the status code and body, or the error that
-// prevented one.
+// prevented one and whether the request was sent.
 type reply struct {
 	code int
 	body []byte
 	err  error
+	// unsent says that err came before the request had a connection (a
+	// refused or timed-out dial, a failed or timed-out TLS handshake, the
+	// deadline while waiting for either): not a byte of it was written.
+	unsent bool
+}
+
+// connTrace follows a request's attempts to get a connection. The
+// transport asks for one per attempt (GetConn) and hands it over
+// (GotConn) once the TCP dial and, for https, the TLS handshake have
+// succeeded; before that nothing of the attempt is written. It makes a
+// second attempt at a request that is not idempotent only when nothing of
+// the first was written, so a request whose last attempt never had a
+// connection was never sent. (A GET may be sent again after a lost
+// answer; reads do not take their outcome from unsent.)
+type connTrace struct{ connected atomic.Bool }
+
+func (t *connTrace) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GetConn: func(string) { t.connected.Store(false) },
+		GotConn: func(httptrace.GotConnInfo) { t.connected.Store(true) },
+	}
 }
 
 func (c *Client) collectionURL(node string, res Resource, q url.Values) string {
@@ -73,18 +121,19 @@ func (c *Client) send(ctx context.Context, method, u, ct string, body any) reply
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return reply{err: err}
+			return reply{err: err, unsent: true}
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	var conn connTrace
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, conn.trace()), method, u, rd)
 	if err != nil {
-		return reply{err: err}
+		return reply{err: err, unsent: true}
 	}
 	req.Header.Set("Content-Type", ct)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return reply{err: err}
+		return reply{err: err, unsent: !conn.connected.Load()}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -94,11 +143,13 @@ func (c *Client) send(ctx context.Context, method, u, ct string, body any) reply
 // outcome classifies a reply to a request that changes state: a 2xx is
 // ok; a refusal the server gives before doing anything (4xx, 503
 // Unavailable, which raftapi sends only when nothing was proposed) or a
-// connection never made has failed; anything else (other 5xx such as
-// 504 with an unknown outcome, timeouts, lost connections) is unknown.
+// request never sent (no connection: the dial or the TLS handshake
+// failed or timed out) has failed; anything else (other 5xx such as 504
+// with an unknown outcome, timeouts and lost connections once connected,
+// TLS alerts after the handshake) is unknown.
 func outcome(r reply) history.Outcome {
 	switch {
-	case r.err != nil && isDialError(r.err):
+	case r.err != nil && r.unsent:
 		return history.Failed
 	case r.err != nil:
 		return history.Unknown
@@ -121,12 +172,6 @@ func unserved(r reply) bool {
 	}
 	var st status
 	return json.Unmarshal(r.body, &st) != nil || st.Details.Name == ""
-}
-
-// isDialError reports whether err happened before the request was sent.
-func isDialError(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // describe is a short account of a failed or unknown reply.

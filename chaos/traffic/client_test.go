@@ -27,9 +27,12 @@ func TestOutcome(t *testing.T) {
 		{"unavailable: nothing proposed", reply{code: 503}, history.Failed},
 		{"unknown outcome", reply{code: 504}, history.Unknown},
 		{"internal error", reply{code: 500}, history.Unknown},
-		{"never connected", reply{err: fmt.Errorf("post: %w", dial)}, history.Failed},
+		{"never connected", reply{err: fmt.Errorf("post: %w", dial), unsent: true}, history.Failed},
+		{"TLS handshake timeout", reply{err: errors.New("net/http: TLS handshake timeout"), unsent: true}, history.Failed},
+		{"deadline before a connection", reply{err: context.DeadlineExceeded, unsent: true}, history.Failed},
 		{"connection lost", reply{err: read}, history.Unknown},
 		{"timeout", reply{err: context.DeadlineExceeded}, history.Unknown},
+		{"TLS alert after the handshake", reply{err: &net.OpError{Op: "remote error", Err: errors.New("tls: bad certificate")}}, history.Unknown},
 	}
 	for _, tc := range cases {
 		if got := outcome(tc.r); got != tc.want {
@@ -55,7 +58,7 @@ func TestRegisterAndList(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := NewClient(map[string]string{"n1": srv.URL}, "ns", 5*time.Second)
+	c := NewClient(ClientConfig{Nodes: map[string]string{"n1": srv.URL}, Namespace: "ns", Timeout: 5 * time.Second})
 	ctx := context.Background()
 	g := c.Get(ctx, history.Op{Node: "n1", Kind: history.Get, Key: "a"})
 	if g.Outcome != history.OK || !g.Found || g.Value != "x" || g.ResultRV != 7 {

@@ -122,7 +122,7 @@ func TestTrafficOnBothResources(t *testing.T) {
 
 	restart := history.Fault{Name: "kill-random", Targets: []string{"n2"}, Start: rec.Now(), Restarts: true}
 	f.setUnserved("n2", true)
-	tr := Start(ctx, Config{Client: NewClient(nodes, "ns", 5*time.Second), Recorder: rec, Nodes: []string{"n1", "n2"},
+	tr := Start(ctx, Config{Client: NewClient(ClientConfig{Nodes: nodes, Namespace: "ns", Timeout: 5 * time.Second}), Recorder: rec, Nodes: []string{"n1", "n2"},
 		Resources: []Resource{ConfigMaps, ChaosObjects}, RegisterClients: 4, Keys: 2, KeyLifetime: 300 * time.Millisecond, Seed: 1})
 	// Serve again once the node not serving has answered at least once.
 	for ctx.Err() == nil && rec.History().Unserved()[ChaosObjects.Name] == 0 {

@@ -43,7 +43,7 @@ func TestCustomResourceClient(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := NewClient(map[string]string{"n1": srv.URL, "n2": srv.URL + "/unserved"}, "ns", 5*time.Second)
+	c := NewClient(ClientConfig{Nodes: map[string]string{"n1": srv.URL, "n2": srv.URL + "/unserved"}, Namespace: "ns", Timeout: 5 * time.Second})
 	ctx := context.Background()
 	cr := func(node string, kind history.Kind, key string) history.Op {
 		return history.Op{Node: node, Resource: ChaosObjects.Name, Kind: kind, Key: key}
@@ -147,7 +147,7 @@ func TestDefinition(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := NewClient(map[string]string{"n1": srv.URL}, "ns", 5*time.Second)
+	c := NewClient(ClientConfig{Nodes: map[string]string{"n1": srv.URL}, Namespace: "ns", Timeout: 5 * time.Second})
 	ctx := context.Background()
 	if err := c.Serves(ctx, "n1", ChaosObjects); err == nil {
 		t.Error("served before the definition was created")

@@ -27,7 +27,7 @@ func TestInitialEventsWatcher(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec := history.NewRecorder("ns", []string{"n1"})
-	w := &watcher{id: 1, mode: history.WatchInitialEvents, res: ConfigMaps, c: NewClient(map[string]string{"n1": srv.URL}, "ns", 5*time.Second),
+	w := &watcher{id: 1, mode: history.WatchInitialEvents, res: ConfigMaps, c: NewClient(ClientConfig{Nodes: map[string]string{"n1": srv.URL}, Namespace: "ns", Timeout: 5 * time.Second}),
 		rec: rec, nodes: []string{"n1"}, rnd: rand.New(rand.NewPCG(1, 1)), stopped: make(chan struct{})}
 	w.target.Store(6)
 	close(w.stopped)
