@@ -244,7 +244,7 @@ func (s *apiSecurity) writeKubeconfig(dataDir, addr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	kc, err := pki.Kubeconfig("https://"+clientAddr(addr), s.admin.CertPEM, leaf)
+	kc, err := kubeconfig("https://"+clientAddr(addr), s.admin.CertPEM, leaf)
 	if err != nil {
 		return "", err
 	}

@@ -160,6 +160,10 @@ type RestoreConfig struct {
 	// InitialCluster maps every node of the restored cluster to its peer
 	// address; empty: a single node Name at PeerListen.
 	InitialCluster map[string]string
+	// Token is the restored cluster's join token, stored in DataDir so
+	// that the node starts with it. Required for a cluster of several
+	// nodes (the same on every node); a single node makes one if empty.
+	Token string
 }
 
 // RestoreSnapshot prepares a data directory from a snapshot file so that a
@@ -180,12 +184,21 @@ func RestoreSnapshot(file string, c RestoreConfig) (uint64, error) {
 	if _, err := os.Stat(file); err != nil {
 		return 0, fmt.Errorf("cluster: restore snapshot: %w", err)
 	}
+	if len(members) > 1 && c.Token == "" {
+		return 0, errors.New("cluster: restore snapshot: a cluster of several nodes needs --token, the same for every node: each derives the cluster's CAs from it")
+	}
 	rev, err := raftstore.PrepareRestore(file, raftstore.RestoreConfig{DataDir: c.DataDir, Name: c.Name, InitialCluster: members})
 	if err != nil {
 		if errors.Is(err, raftstore.ErrDataDirNotEmpty) {
 			return 0, fmt.Errorf("cluster: restore snapshot: %w (restore into a new directory)", err)
 		}
 		return 0, fmt.Errorf("cluster: restore snapshot: %w", err)
+	}
+	if c.Token != "" {
+		cfg := Config{DataDir: c.DataDir, Token: c.Token, InitialCluster: members}
+		if _, _, err := resolveToken(cfg); err != nil {
+			return 0, fmt.Errorf("cluster: restore snapshot: %w", err)
+		}
 	}
 	return rev, nil
 }

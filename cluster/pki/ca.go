@@ -37,6 +37,14 @@ func (ca *CA) Pool() *x509.CertPool {
 	return p
 }
 
+// AdminUser and AdminGroup name the admin credential a node writes into its
+// kubeconfig; system:masters is the group kube-apiserver treats as
+// all-powerful.
+const (
+	AdminUser  = "system:admin"
+	AdminGroup = "system:masters"
+)
+
 // LeafSpec describes a certificate to issue.
 type LeafSpec struct {
 	// CommonName and Organization are the subject: for a client

@@ -81,6 +81,7 @@ func snapshotRestore(args []string) error {
 	fs.StringVar(&cfg.Name, "name", cluster.DefaultName, "name of the node that will serve --data-dir")
 	fs.StringVar(&cfg.PeerListen, "peer-listen", cluster.DefaultPeerListen, "that node's peer address, for a single-node cluster")
 	fs.StringVar(&initial, "initial-cluster", "", "the restored cluster: name=host:port,... (peer addresses); empty: the single node --name at --peer-listen")
+	fs.StringVar(&cfg.Token, "token", "", "the restored cluster's join token, the same for every node (required for several nodes); stored in --data-dir")
 	file, err := fileAndFlags(fs, args)
 	if err != nil {
 		return err
@@ -93,6 +94,6 @@ func snapshotRestore(args []string) error {
 		return err
 	}
 	fmt.Printf("restored snapshot %s at revision %d into %s\n", file, rev, cfg.DataDir)
-	fmt.Printf("start the node with: raftapi serve --name %s --data-dir %s (and the same --peer-listen)\n", cfg.Name, cfg.DataDir)
+	fmt.Printf("start the node with: raftapi serve --name %s --data-dir %s (and the same --peer-listen; the token is stored in the data dir)\n", cfg.Name, cfg.DataDir)
 	return nil
 }

@@ -182,7 +182,10 @@ func saveSnapshot(t *testing.T, nd *node, file string) uint64 {
 // addresses and starts a cluster on them, with a new token.
 func restoreCluster(t *testing.T, file string, n int) *procCluster {
 	t.Helper()
-	c := &procCluster{t: t, token: newToken()}
+	// The nodes start without --token: restore stores it in each data
+	// directory.
+	c := &procCluster{t: t}
+	token := newToken()
 	var initial []string
 	for i := range n {
 		nd := &node{name: fmt.Sprintf("r%d", i+1), dir: t.TempDir(), api: freeAddr(t), peer: freeAddr(t)}
@@ -191,7 +194,7 @@ func restoreCluster(t *testing.T, file string, n int) *procCluster {
 	}
 	for _, nd := range c.nodes {
 		run(t, binary, "snapshot", "restore", file, "--data-dir", nd.dataDir(),
-			"--name", nd.name, "--initial-cluster", strings.Join(initial, ","))
+			"--name", nd.name, "--initial-cluster", strings.Join(initial, ","), "--token", token)
 	}
 	t.Cleanup(c.stopAll)
 	for i := range c.nodes {
