@@ -112,6 +112,9 @@ func (c Config) withDefaults() Config {
 	if c.ReconcileInterval <= 0 {
 		c.ReconcileInterval = time.Second
 	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
 	return c
 }
 

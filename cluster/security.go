@@ -4,6 +4,9 @@ import (
 	"github.com/raftapi/raftapi/cluster/pki"
 )
 
+// minSecretLen is the shortest token secret started without a warning.
+const minSecretLen = 16
+
 // security is everything a node proves and checks, set up at start.
 type security struct {
 	token pki.Token
@@ -21,6 +24,9 @@ func setUpSecurity(cfg *Config) (*security, error) {
 	tok, auth, err := resolveToken(*cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(tok.Secret) < minSecretLen {
+		cfg.Logger.Warn("the token's secret is short: whoever guesses it holds the cluster's CAs; `raftapi token generate` prints a strong one", "length", len(tok.Secret))
 	}
 	sec := &security{token: tok}
 	if byoPeer(*cfg) {

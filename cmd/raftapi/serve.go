@@ -19,7 +19,7 @@ import (
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var cfg cluster.Config
-	var initial, logLevel, join, gossipKey, sans string
+	var initial, logLevel, join, gossipKey, sans, tokenFile string
 	fs.StringVar(&cfg.Name, "name", cluster.DefaultName, "this node's unique name in the cluster")
 	fs.StringVar(&cfg.DataDir, "data-dir", cluster.DefaultDataDir, "directory holding the node's state")
 	fs.StringVar(&cfg.Listen, "listen", cluster.DefaultListen, "HTTP API address")
@@ -35,6 +35,7 @@ func serve(args []string) error {
 	fs.StringVar(&gossipKey, "gossip-key", "", "base64 key (16, 24 or 32 bytes) encrypting gossip (default: a key derived from the token)")
 	fs.DurationVar(&cfg.DeadNodeTimeout, "dead-node-timeout", 30*time.Second, "how long a dead member stays before the leader removes it (quorum and configured size permitting)")
 	fs.StringVar(&cfg.Token, "token", "", "the cluster's join token (K10<ca-hash>::server:<secret>, or any secret string): the same on every node; default the one in --data-dir, or a new one for a new single-node cluster")
+	fs.StringVar(&tokenFile, "token-file", "", "file holding the join token, instead of --token (which other users can see in the process list)")
 	fs.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "API serving certificate (default: one the node issues from the cluster CA)")
 	fs.StringVar(&cfg.TLSKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "CA bundle whose client certificates the API accepts besides the cluster CA's (common name: user, organizations: groups)")
@@ -54,6 +55,16 @@ func serve(args []string) error {
 	}
 	if join != "" {
 		cfg.Join = strings.Split(join, ",")
+	}
+	if tokenFile != "" {
+		if cfg.Token != "" {
+			return fmt.Errorf("give --token or --token-file, not both")
+		}
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return fmt.Errorf("--token-file: %w", err)
+		}
+		cfg.Token = strings.TrimSpace(string(b))
 	}
 	if sans != "" {
 		cfg.TLSSANs = strings.Split(sans, ",")
