@@ -26,6 +26,8 @@ type Store struct {
 	notifier *applyNotifier
 
 	raft *raft.Raft
+	// raftConns are the raft connections being served (see connTracker).
+	raftConns *connTracker
 	// raftReady holds raft once started, for the peer mux's goroutines,
 	// which run before it exists.
 	raftReady atomic.Pointer[raft.Raft]
@@ -60,7 +62,7 @@ func Open(c Config) (*Store, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("raftstore: create data dir: %w", err)
 	}
-	s := &Store{cfg: cfg, notifier: newApplyNotifier(), stopCh: make(chan struct{})}
+	s := &Store{cfg: cfg, notifier: newApplyNotifier(), stopCh: make(chan struct{}), raftConns: newConnTracker()}
 	s.peers = newPeerClient(cfg.PeerDialer, 5*time.Second)
 	s.reads = &rounds{fn: s.readIndexRound, timeout: cfg.ReadIndexTimeout}
 	if err := s.open(); err != nil {
@@ -145,7 +147,7 @@ func (s *Store) startRaft(bound net.Addr) error {
 		return err
 	}
 	s.transport = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  &raftStreamLayer{subListener: s.mux.listener(protoRaft), advertise: advertise, dial: s.cfg.PeerDialer},
+		Stream:  &raftStreamLayer{subListener: s.mux.listener(protoRaft), advertise: advertise, dial: s.cfg.PeerDialer, conns: s.raftConns},
 		MaxPool: 4,
 		Timeout: 10 * time.Second,
 		Logger:  hl,
@@ -267,6 +269,7 @@ func (s *Store) Close() error {
 		if s.mux != nil {
 			_ = s.mux.close()
 		}
+		s.raftConns.closeAll(5 * time.Second)
 		s.wg.Wait()
 		if s.hub != nil {
 			s.hub.endAll(&Error{Code: ErrCodeUnavailable, Err: ErrClosed})
