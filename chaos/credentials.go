@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // credentials are a run's cluster token and what the harness derives from

@@ -8,8 +8,8 @@
 // its command line.
 //
 // The harness never imports the server's packages: it tests the product
-// from outside, as a user would. The one exception is cluster/pki, the
-// client side of a cluster's token: each run starts its nodes with a
-// random token and derives from it, as any holder of the token can, the
-// cluster CA and an admin client certificate for its HTTPS requests.
+// from outside, as a user would. It does use package pki, which is not
+// the server but what any holder of a cluster's token computes: each run
+// starts its nodes with a random token and derives from it the cluster CA
+// and an admin client certificate for its HTTPS requests.
 package chaos

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // apiSecurity is how the API port speaks TLS and whose client

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/httpstatus"
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // Users and groups kube-apiserver gives the requests no credential

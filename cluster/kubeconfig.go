@@ -4,7 +4,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // kubeconfig returns a kubeconfig for server (an https:// URL) that

@@ -13,7 +13,7 @@ import (
 
 	"github.com/raftapi/raftapi/api"
 	"github.com/raftapi/raftapi/api/encryption"
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 	"github.com/raftapi/raftapi/raftstore"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // peerConn dials n's peer address with TLS as the holder of leaf (no

@@ -1,7 +1,7 @@
 package cluster
 
 import (
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // minSecretLen is the shortest token secret started without a warning.

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // PeerOrganization is the organization of every peer certificate derived

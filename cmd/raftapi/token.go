@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/raftapi/raftapi/cluster"
-	"github.com/raftapi/raftapi/cluster/pki"
+	"github.com/raftapi/raftapi/pki"
 )
 
 // tokenCmd prints the join token of the cluster whose node keeps its data

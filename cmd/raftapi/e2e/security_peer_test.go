@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	encbinary "encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,8 +15,6 @@ import (
 
 	"github.com/hashicorp/raft"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/raftapi/raftapi/fsm"
 )
 
 // Peer protocol bytes and paths (raftstore/mux.go, raftstore/rpc.go),
@@ -167,16 +166,25 @@ func TestSecurityPeerProbes(t *testing.T) {
 	})
 }
 
-// secSecretCommand is the FSM command creating a Secret named name in
-// namespace default, as a node forwards it to the leader.
+// secSecretCommand is the command creating a Secret named name in
+// namespace default, encoded as a node forwards it to the leader (a create
+// type byte, then the key and the object, each prefixed by its uvarint
+// length): what an attacker who read the source would send. It is encoded
+// here by hand, since the end-to-end tests stay outside the server's
+// packages; the control case, a member forwarding it, shows it decodes.
 func secSecretCommand(name string) []byte {
 	obj, _ := json.Marshal(map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
 		"metadata": map[string]any{"name": name, "namespace": "default", "uid": "6f1f5e8e-0000-4000-8000-000000000001"},
 		"data":     map[string]string{"k": "aW5qZWN0ZWQ="},
 	})
-	c := fsm.Command{Type: fsm.CmdCreate, Key: "/registry/core/secrets/default/" + name, Object: obj}
-	return c.Encode()
+	const cmdCreate = 1
+	key := []byte("/registry/core/secrets/default/" + name)
+	b := []byte{cmdCreate}
+	b = encbinary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	b = encbinary.AppendUvarint(b, uint64(len(obj)))
+	return append(b, obj...)
 }
 
 func secDialPlain(t *testing.T, addr string) net.Conn {
