@@ -31,12 +31,7 @@ type apiSecurity struct {
 // verifyClient verifies a client's certificate chain against the client
 // CAs, for client authentication, as kube's x509 authenticator.
 func (s *apiSecurity) verifyClient(chain []*x509.Certificate) (*x509.Certificate, error) {
-	inter := x509.NewCertPool()
-	for _, c := range chain[1:] {
-		inter.AddCert(c)
-	}
-	_, err := chain[0].Verify(x509.VerifyOptions{Roots: s.clientCAs, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
-	return chain[0], err
+	return chain[0], verifyChain(chain, s.clientCAs, x509.ExtKeyUsageClientAuth)
 }
 
 // scheme is the API's URL scheme.

@@ -94,11 +94,7 @@ func verifyPeer(pool *x509.CertPool, org string) func([][]byte, [][]*x509.Certif
 			}
 			certs[i] = c
 		}
-		inter := x509.NewCertPool()
-		for _, c := range certs[1:] {
-			inter.AddCert(c)
-		}
-		if _, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+		if err := verifyChain(certs, pool, x509.ExtKeyUsageAny); err != nil {
 			return err
 		}
 		if org != "" && !slices.Contains(certs[0].Subject.Organization, org) {
@@ -143,4 +139,15 @@ func loadPool(file string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("%s holds no certificate", file)
 	}
 	return pool, nil
+}
+
+// verifyChain verifies chain[0], helped by the intermediates after it,
+// against roots for usage.
+func verifyChain(chain []*x509.Certificate, roots *x509.CertPool, usage x509.ExtKeyUsage) error {
+	inter := x509.NewCertPool()
+	for _, c := range chain[1:] {
+		inter.AddCert(c)
+	}
+	_, err := chain[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{usage}})
+	return err
 }
