@@ -23,6 +23,7 @@ type apiSecurity struct {
 	// clientCAs verify client certificates (the cluster CA and
 	// --client-ca-file).
 	clientCAs *x509.CertPool
+	verified  verifyCache
 	// nodeClient is how this node calls other nodes' APIs (their status
 	// and members), authenticated as this node.
 	nodeClient *http.Client
@@ -31,7 +32,8 @@ type apiSecurity struct {
 // verifyClient verifies a client's certificate chain against the client
 // CAs, for client authentication, as kube's x509 authenticator.
 func (s *apiSecurity) verifyClient(chain []*x509.Certificate) (*x509.Certificate, error) {
-	return chain[0], verifyChain(chain, s.clientCAs, x509.ExtKeyUsageClientAuth)
+	err := s.verified.verify(chain, func() error { return verifyChain(chain, s.clientCAs, x509.ExtKeyUsageClientAuth) })
+	return chain[0], err
 }
 
 // scheme is the API's URL scheme.
