@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -74,7 +75,10 @@ func Start(c Config) (*Node, error) {
 		store.Close()
 		return nil, err
 	}
-	n.http = &http.Server{Handler: n.routes(), ReadHeaderTimeout: 30 * time.Second}
+	n.http = &http.Server{Handler: n.routes(), ReadHeaderTimeout: 30 * time.Second,
+		// The server's own errors are mostly failed TLS handshakes of
+		// probes and scanners: debug, in the node's log format.
+		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
 	serveLn := ln
 	if sec.api.tls != nil {
 		serveLn = tls.NewListener(ln, sec.api.tls)
