@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"strconv"
@@ -92,7 +94,8 @@ func startGossip(c gossipConfig) (*gossip, error) {
 	mc.DeadNodeReclaimTime = deadNodeReclaimTime
 	mc.Delegate = g
 	mc.Events = g
-	mc.LogOutput = slogLineWriter{c.logger}
+	// No prefix: the line becomes one slog record with its own time.
+	mc.Logger = log.New(slogLineWriter{c.logger}, "", 0)
 	if g.list, err = memberlist.Create(mc); err != nil {
 		return nil, fmt.Errorf("cluster: start gossip: %w", err)
 	}
@@ -216,19 +219,26 @@ func (g *gossip) NotifyUpdate(n *memberlist.Node) { g.record(n, memberAlive) }
 // told apart by the Leaving flag the node gossiped before leaving.)
 func (g *gossip) NotifyLeave(n *memberlist.Node) { g.record(n, memberDead) }
 
-// slogLineWriter sends memberlist's log lines to slog at debug level, and
-// its warnings and errors at their own.
+// slogLineWriter turns each line memberlist logs ("[WARN] memberlist:
+// msg") into one slog record at its level: debug, or warn and error for
+// its own.
 type slogLineWriter struct{ l *slog.Logger }
 
+// lineLevels are memberlist's level prefixes.
+var lineLevels = []struct {
+	prefix string
+	level  slog.Level
+}{{"[ERR]", slog.LevelError}, {"[ERROR]", slog.LevelError}, {"[WARN]", slog.LevelWarn}, {"[INFO]", slog.LevelDebug}, {"[DEBUG]", slog.LevelDebug}}
+
 func (w slogLineWriter) Write(p []byte) (int, error) {
-	s := string(p)
-	switch {
-	case strings.Contains(s, "[ERR]"):
-		w.l.Error(s)
-	case strings.Contains(s, "[WARN]"):
-		w.l.Warn(s)
-	default:
-		w.l.Debug(s)
+	msg := strings.TrimSpace(string(p))
+	level := slog.LevelDebug
+	for _, l := range lineLevels {
+		if strings.HasPrefix(msg, l.prefix) {
+			level, msg = l.level, strings.TrimSpace(strings.TrimPrefix(msg, l.prefix))
+			break
+		}
 	}
+	w.l.Log(context.Background(), level, strings.TrimPrefix(msg, "memberlist: "))
 	return len(p), nil
 }

@@ -15,7 +15,7 @@ import (
 func (n *Node) startGossip() error {
 	g, err := startGossip(gossipConfig{
 		name: n.cfg.Name, listen: n.cfg.GossipListen, advertise: n.cfg.GossipAdvertise,
-		key: n.cfg.GossipKey, meta: n.localMeta(), logger: n.cfg.Logger.With("component", "gossip"),
+		key: n.cfg.GossipKey, meta: n.localMeta(), logger: n.cfg.Logger.With("logger", "gossip"),
 	})
 	if err != nil {
 		return err

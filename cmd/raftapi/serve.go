@@ -19,7 +19,7 @@ import (
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var cfg cluster.Config
-	var initial, logLevel, join, gossipKey, sans, tokenFile string
+	var initial, logLevel, logFormat, join, gossipKey, sans, tokenFile string
 	fs.StringVar(&cfg.Name, "name", cluster.DefaultName, "this node's unique name in the cluster")
 	fs.StringVar(&cfg.DataDir, "data-dir", cluster.DefaultDataDir, "directory holding the node's state")
 	fs.StringVar(&cfg.Listen, "listen", cluster.DefaultListen, "HTTP API address")
@@ -28,6 +28,7 @@ func serve(args []string) error {
 	fs.StringVar(&initial, "initial-cluster", "", "static cluster on first start: name=host:port,... (peer addresses); empty: single node")
 	fs.DurationVar(&cfg.HistoryRetention, "history-retention", 5*time.Minute, "how long past resourceVersions stay readable and watchable")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&logFormat, "log-format", "text", "log format: text (logfmt) or json, one line per event")
 	fs.StringVar(&cfg.GossipListen, "gossip-listen", "", "gossip address (host:port); enables discovery and dynamic membership")
 	fs.StringVar(&cfg.GossipAdvertise, "gossip-advertise", "", "gossip address others use (default: the bound --gossip-listen)")
 	fs.StringVar(&join, "join", "", "gossip addresses of running nodes: host:port[,host:port...]")
@@ -81,7 +82,15 @@ func serve(args []string) error {
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	opts := &slog.HandlerOptions{Level: level}
+	switch logFormat {
+	case "text":
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, opts))
+	case "json":
+		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	default:
+		return fmt.Errorf("--log-format: %q is neither text nor json", logFormat)
+	}
 	return runNode(cfg)
 }
 
