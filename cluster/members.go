@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -46,20 +47,39 @@ func suffrage(voter bool) string {
 	return "Nonvoter"
 }
 
-// fillStatus asks the member for its applied index and last contact; a
-// member that does not answer is unhealthy.
+// fillStatus asks the member, over the peer channel, for its applied
+// index, last contact and API address; a member that does not answer is
+// unhealthy.
 func (n *Node) fillStatus(m *api.Member) {
 	if m.Name == n.cfg.Name {
 		st := n.store.Status()
 		m.AppliedIndex, m.LastContact, m.Healthy = st.AppliedIndex, st.LastContact, st.LeaderID != ""
 		return
 	}
-	if m.APIAddress == "" {
-		return
-	}
-	st, err := n.fetchStatus(m.APIAddress, 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	st, raw, err := n.store.PeerStatus(ctx, m.PeerAddress)
 	if err != nil {
 		return
 	}
+	var info nodeInfo
+	if json.Unmarshal(raw, &info) == nil && info.API != "" {
+		m.APIAddress = info.API
+	}
 	m.AppliedIndex, m.LastContact, m.Healthy = st.AppliedIndex, st.LastContact, st.LeaderID != ""
+}
+
+// nodeInfo is what a node tells members that ask for its status.
+type nodeInfo struct {
+	API string `json:"api"`
+}
+
+// info is this node's nodeInfo, once its API listens.
+func (n *Node) info() []byte {
+	addr := n.apiAddr.Load()
+	if addr == nil {
+		return nil
+	}
+	b, _ := json.Marshal(nodeInfo{API: *addr})
+	return b
 }

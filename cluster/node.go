@@ -27,10 +27,13 @@ type Node struct {
 	// gossipReady holds gossip once started, for the peer port's
 	// goroutines, which start before it.
 	gossipReady atomic.Pointer[gossip]
-	http        *http.Server
-	ln          net.Listener
-	api         *apiSecurity
-	token       pki.Token
+	// apiAddr is the bound API address, for the peer port's goroutines,
+	// which start before the API listens.
+	apiAddr atomic.Pointer[string]
+	http    *http.Server
+	ln      net.Listener
+	api     *apiSecurity
+	token   pki.Token
 	// kubeconfig is the admin kubeconfig written at start ("" when the
 	// serving certificate is not the node's own or the API is plain HTTP).
 	kubeconfig string
@@ -60,7 +63,7 @@ func Start(c Config) (*Node, error) {
 			return nil, fmt.Errorf("cluster: --encryption-provider-config: %w", err)
 		}
 	}
-	store, err := openStore(cfg, sec.peer, n.gossipVouches)
+	store, err := openStore(cfg, sec.peer, n.gossipVouches, n.info)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +73,8 @@ func Start(c Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: listen on API address: %w", err)
 	}
 	n.store, n.ln, n.metrics = store, ln, newMetrics(store)
+	addr := ln.Addr().String()
+	n.apiAddr.Store(&addr)
 	if n.kubeconfig, err = sec.api.writeKubeconfig(cfg.DataDir, ln.Addr().String()); err != nil {
 		ln.Close()
 		store.Close()
@@ -93,7 +98,7 @@ func Start(c Config) (*Node, error) {
 	return n, nil
 }
 
-func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool) (*raftstore.Store, error) {
+func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool, info func() []byte) (*raftstore.Store, error) {
 	rc := raftstore.Config{
 		Name:             cfg.Name,
 		DataDir:          cfg.DataDir,
@@ -111,6 +116,7 @@ func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool) (*raft
 	rc.PeerListener = tls.NewListener(ln, peer.tls)
 	rc.PeerDialer = peer.dialer()
 	rc.PeerIdentity = peer.identity
+	rc.NodeInfo = info
 	if cfg.gossipEnabled() {
 		rc.PeerVouched = vouched
 	}

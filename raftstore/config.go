@@ -40,6 +40,9 @@ type Config struct {
 	// that member as its leader. Gossip membership, authenticated with the
 	// cluster's key, vouches for such nodes.
 	PeerVouched func(name string) bool
+	// NodeInfo, if set, returns JSON describing this node that members
+	// asking for its status (PeerStatus) receive, e.g. its API address.
+	NodeInfo func() []byte
 	// PeerHandshakeTimeout bounds how long an accepted peer connection may
 	// take to authenticate and name its protocol. Default 3 seconds.
 	PeerHandshakeTimeout time.Duration

@@ -19,6 +19,7 @@ import (
 const (
 	rpcApply     = "/raftstore/v1/apply"
 	rpcReadIndex = "/raftstore/v1/readindex"
+	rpcStatus    = "/raftstore/v1/status"
 	maxRPCBody   = 64 << 20
 )
 
@@ -37,6 +38,9 @@ type rpcReply struct {
 	Object []byte     `json:"object,omitempty"`
 	Index  uint64     `json:"index,omitempty"`
 	Err    *wireError `json:"err,omitempty"`
+	// Status and Info answer rpcStatus.
+	Status *Status         `json:"status,omitempty"`
+	Info   json.RawMessage `json:"info,omitempty"`
 }
 
 func toWire(err error) *wireError {
@@ -70,6 +74,7 @@ func (s *Store) rpcHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+rpcApply, s.serveApply)
 	mux.HandleFunc("POST "+rpcReadIndex, s.serveReadIndex)
+	mux.HandleFunc("POST "+rpcStatus, s.serveStatus)
 	return mux
 }
 
