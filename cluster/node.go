@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,10 @@ func Start(c Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkIdentity(cfg, store); err != nil {
+		store.Close()
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		store.Close()
@@ -96,6 +101,29 @@ func Start(c Config) (*Node, error) {
 		}
 	}
 	return n, nil
+}
+
+// checkIdentity refuses a static node whose data directory holds a
+// cluster it is not a member of (a directory restored or copied under
+// another name): nothing would ever add it, and it would wait forever. A
+// gossip node may be added back by the leader, so it is not refused.
+func checkIdentity(cfg Config, store *raftstore.Store) error {
+	if cfg.gossipEnabled() || !store.HasState() {
+		return nil
+	}
+	members, err := store.Members()
+	if err != nil || len(members) == 0 {
+		return err
+	}
+	names := make([]string, len(members))
+	for i, m := range members {
+		if m.Name == cfg.Name {
+			return nil
+		}
+		names[i] = m.Name
+	}
+	return fmt.Errorf("cluster: the data directory %s holds a cluster whose members are %s, not %q: start with --name set to one of them, "+
+		"or prepare the directory again with raftapi snapshot restore --name %s", cfg.DataDir, strings.Join(names, ", "), cfg.Name, cfg.Name)
 }
 
 func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool, info func() []byte) (*raftstore.Store, error) {
