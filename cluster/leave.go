@@ -43,11 +43,21 @@ func (n *Node) Leave(ctx context.Context) error {
 // node. It remembers the last leader it knew: once removed, this node
 // hears from no leader and may start elections of its own, and the leader
 // that removed it is still the one to ask.
+//
+// A node that has known no leader for leaderlessGrace gives up: the
+// cluster has lost its quorum (typically because all of it is stopping at
+// once) and nothing can remove the node.
 func (n *Node) waitRemoved(ctx context.Context) error {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	var lastLeader string
+	leaderSeen := time.Now()
 	for !n.removedByLeader(&lastLeader) {
+		if n.store.Status().LeaderID != "" {
+			leaderSeen = time.Now()
+		} else if time.Since(leaderSeen) > leaderlessGrace {
+			return errLeaderless
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -56,6 +66,13 @@ func (n *Node) waitRemoved(ctx context.Context) error {
 	}
 	return nil
 }
+
+// leaderlessGrace is how long a leaving node waits without a leader: a
+// few election timeouts.
+const leaderlessGrace = 3 * time.Second
+
+// errLeaderless ends a leave that no leader can complete.
+var errLeaderless = errors.New("cluster: leave: no leader to remove this node (has the cluster lost its quorum?)")
 
 func (n *Node) voters() int {
 	conf, _ := n.store.Members()
