@@ -58,6 +58,9 @@ func (n *Node) waitRemoved(ctx context.Context) error {
 		} else if time.Since(leaderSeen) > leaderlessGrace {
 			return errLeaderless
 		}
+		if n.othersLeaving() {
+			return ErrAllLeaving
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -70,6 +73,22 @@ func (n *Node) waitRemoved(ctx context.Context) error {
 // leaderlessGrace is how long a leaving node waits without a leader: a
 // few election timeouts.
 const leaderlessGrace = 3 * time.Second
+
+// ErrAllLeaving ends a leave when every other live voter is leaving too:
+// the whole cluster is stopping, and no member would stay to remove the
+// others.
+var ErrAllLeaving = errors.New("cluster: leave: every other member is leaving too; stopping without removal")
+
+// othersLeaving reports whether every other live voter announces that it
+// is leaving.
+func (n *Node) othersLeaving() bool {
+	for name, m := range n.gossip.snapshot() {
+		if name != n.cfg.Name && m.state == memberAlive && m.meta.Voter && !m.meta.Leaving {
+			return false
+		}
+	}
+	return true
+}
 
 // errLeaderless ends a leave that no leader can complete.
 var errLeaderless = errors.New("cluster: leave: no leader to remove this node (has the cluster lost its quorum?)")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -139,7 +140,10 @@ func leave(node *cluster.Node, cfg cluster.Config) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := node.Leave(ctx); err != nil {
+	switch err := node.Leave(ctx); {
+	case errors.Is(err, cluster.ErrAllLeaving):
+		cfg.Logger.Info("the whole cluster is stopping: leaving without removal")
+	case err != nil:
 		cfg.Logger.Warn("leave", "err", err)
 	}
 }

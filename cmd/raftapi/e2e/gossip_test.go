@@ -206,3 +206,29 @@ func TestGossipMembership(t *testing.T) {
 	c.waitVoters("n1,n2", "n1", "n2")
 	c.mustWrite("n2", "after-leave")
 }
+
+// TestGossipWholeClusterStops sends SIGTERM to every node of a gossip
+// cluster at once: each sees the others leaving too and stops without
+// waiting for a removal no one would make.
+func TestGossipWholeClusterStops(t *testing.T) {
+	c := newGossipCluster(t)
+	c.start("n1", 3)
+	c.start("n2", 3, "n1")
+	c.start("n3", 3, "n1", "n2")
+	c.waitVoters("n1,n2,n3", "n1", "n2", "n3")
+	start := time.Now()
+	for _, n := range c.nodes {
+		n.signal(syscall.SIGTERM)
+	}
+	for name, n := range c.nodes {
+		if !n.waitExit(15 * time.Second) {
+			t.Fatalf("%s still running %v after SIGTERM", name, time.Since(start))
+		}
+	}
+	// Under 5 s per node, well inside the leave timeout (20 s) that each
+	// waited out before.
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the cluster took %v to stop", took)
+	}
+	t.Logf("three nodes stopped in %v", time.Since(start))
+}
