@@ -83,19 +83,7 @@ func TestReadyzWithoutQuorum(t *testing.T) {
 // it knows no leader.
 func TestReadyzLosesLeader(t *testing.T) {
 	names := []string{"a", "b", "c"}
-	peers := map[string]string{}
-	for _, name := range names {
-		peers[name] = freeAddr(t)
-	}
-	nodes := map[string]*Node{}
-	for _, name := range names {
-		n, err := Start(Config{Name: name, DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: peers[name], InitialCluster: peers, Token: testToken})
-		if err != nil {
-			t.Fatalf("start %s: %v", name, err)
-		}
-		t.Cleanup(func() { stopNode(t, n) })
-		nodes[name] = n
-	}
+	nodes := startStatic(t, names...)
 	for _, name := range names {
 		pollUntil(t, name+" ready", func() (bool, string) {
 			code, body := httpDo(t, nodes[name], http.MethodGet, "/readyz?verbose", "")

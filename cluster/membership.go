@@ -262,7 +262,9 @@ func (r *reconciler) canRemove(c raftstore.Member, gm map[string]gossipMember, c
 
 // caughtUp reports whether a non-voter has applied close to the leader.
 func (r *reconciler) caughtUp(m gossipMember) bool {
-	st, err := r.node.fetchStatus(m.meta.API, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	st, _, err := r.node.store.PeerStatus(ctx, m.meta.Peer)
 	if err != nil {
 		return false
 	}
@@ -272,12 +274,6 @@ func (r *reconciler) caughtUp(m gossipMember) bool {
 // promotionLag is how many entries behind the leader a non-voter may be
 // when it is promoted.
 const promotionLag = 64
-
-// fetchStatus reads another node's /raftapi/v1/status.
-func (n *Node) fetchStatus(apiAddr string, timeout time.Duration) (raftstore.Status, error) {
-	var st raftstore.Status
-	return st, n.getJSONTimeout(apiAddr, StatusPath, timeout, &st)
-}
 
 func (n *Node) getJSON(apiAddr, path string, out any) error {
 	return n.getJSONTimeout(apiAddr, path, 2*time.Second, out)

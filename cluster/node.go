@@ -15,7 +15,6 @@ import (
 
 	"github.com/raftapi/raftapi/api"
 	"github.com/raftapi/raftapi/api/encryption"
-	"github.com/raftapi/raftapi/pki"
 	"github.com/raftapi/raftapi/raftstore"
 )
 
@@ -34,7 +33,6 @@ type Node struct {
 	http    *http.Server
 	ln      net.Listener
 	api     *apiSecurity
-	token   pki.Token
 	// kubeconfig is the admin kubeconfig written at start ("" when the
 	// serving certificate is not the node's own or the API is plain HTTP).
 	kubeconfig string
@@ -58,7 +56,7 @@ func Start(c Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, api: sec.api, token: sec.token, done: make(chan error, 1), stop: make(chan struct{})}
+	n := &Node{cfg: cfg, api: sec.api, done: make(chan error, 1), stop: make(chan struct{})}
 	if cfg.EncryptionProviderConfig != "" {
 		if n.encryption, err = encryption.LoadFile(cfg.EncryptionProviderConfig); err != nil {
 			return nil, fmt.Errorf("cluster: --encryption-provider-config: %w", err)
@@ -199,9 +197,6 @@ func (n *Node) runControllers(s *api.Server) {
 // or "" when it wrote none (plain HTTP, or a serving certificate from a
 // file).
 func (n *Node) Kubeconfig() string { return n.kubeconfig }
-
-// Token is the cluster's full join token.
-func (n *Node) Token() string { return n.token.String() }
 
 // TLS reports whether the API speaks TLS.
 func (n *Node) TLS() bool { return n.api.tls != nil }

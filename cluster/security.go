@@ -1,17 +1,12 @@
 package cluster
 
-import (
-	"github.com/raftapi/raftapi/pki"
-)
-
 // minSecretLen is the shortest token secret started without a warning.
 const minSecretLen = 16
 
 // security is everything a node proves and checks, set up at start.
 type security struct {
-	token pki.Token
-	peer  *peerSecurity
-	api   *apiSecurity
+	peer *peerSecurity
+	api  *apiSecurity
 }
 
 // setUpSecurity makes the data directory private, resolves the cluster's
@@ -28,7 +23,7 @@ func setUpSecurity(cfg *Config) (*security, error) {
 	if len(tok.Secret) < minSecretLen {
 		cfg.Logger.Warn("the token's secret is short: whoever guesses it holds the cluster's CAs; `raftapi token generate` prints a strong one", "length", len(tok.Secret))
 	}
-	sec := &security{token: tok}
+	sec := &security{}
 	if byoPeer(*cfg) {
 		sec.peer, err = filePeerSecurity(*cfg)
 	} else {
