@@ -34,6 +34,13 @@ type Member struct {
 	LastContact  time.Time
 	AppliedIndex uint64
 	Healthy      bool
+	// Term and Leader are the member's own view: its current raft term
+	// and the leader it follows ("" when it knows none).
+	Term   uint64
+	Leader string
+	// DBSize is the size in bytes of the member's databases on disk
+	// (state and raft log).
+	DBSize int64
 }
 
 // membersGroup is the API group of the read-only members resource.
@@ -57,6 +64,9 @@ type memberStatus struct {
 	LastContact  metav1.Time `json:"lastContact,omitempty"`
 	AppliedIndex uint64      `json:"appliedIndex"`
 	Healthy      bool        `json:"healthy"`
+	Term         uint64      `json:"term,omitempty"`
+	Leader       string      `json:"leader,omitempty"`
+	DBSize       int64       `json:"dbSize,omitempty"`
 }
 
 func toMemberObject(m Member) memberObject {
@@ -64,7 +74,8 @@ func toMemberObject(m Member) memberObject {
 		TypeMeta: metav1.TypeMeta{Kind: "Member", APIVersion: membersGV.String()},
 		Metadata: metav1.ObjectMeta{Name: m.Name},
 		Status: memberStatus{PeerAddress: m.PeerAddress, APIAddress: m.APIAddress, Suffrage: m.Suffrage, Role: m.Role,
-			LastContact: metav1.NewTime(m.LastContact), AppliedIndex: m.AppliedIndex, Healthy: m.Healthy},
+			LastContact: metav1.NewTime(m.LastContact), AppliedIndex: m.AppliedIndex, Healthy: m.Healthy,
+			Term: m.Term, Leader: m.Leader, DBSize: m.DBSize},
 	}
 }
 

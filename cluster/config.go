@@ -22,6 +22,11 @@ type Config struct {
 	// InitialCluster maps names to peer addresses for a static cluster's
 	// first start; empty starts a single-node cluster.
 	InitialCluster map[string]string
+	// JoinExisting starts a new static member of a running cluster
+	// (--initial-cluster-state existing, after raftapi members add): the
+	// node forms no cluster of its own and waits for the leader to bring
+	// it up to date.
+	JoinExisting bool
 	// HistoryRetention is how long past revisions stay readable. Default
 	// five minutes.
 	HistoryRetention time.Duration
@@ -121,7 +126,7 @@ func (c Config) withDefaults() Config {
 // multiNode reports whether the node is configured to be one of several,
 // which needs a shared token.
 func (c Config) multiNode() bool {
-	return len(c.InitialCluster) > 1 || len(c.Join) > 0 || c.BootstrapExpect > 1
+	return len(c.InitialCluster) > 1 || len(c.Join) > 0 || c.BootstrapExpect > 1 || c.JoinExisting
 }
 
 // gossipEnabled reports whether the node finds its cluster by gossip.

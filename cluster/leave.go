@@ -3,16 +3,16 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/raftapi/raftapi/api/handlers"
+	"github.com/raftapi/raftapi/raftstore"
 )
 
 // LeavePath asks a node (POST) to leave the cluster and stop.
 const LeavePath = "/raftapi/v1/leave"
-
-// ErrStaticCluster is returned by Leave on a node without gossip
-// membership: nothing would remove it from the raft configuration.
-var ErrStaticCluster = errors.New("cluster: leave needs gossip membership (--gossip-listen)")
 
 // Leave removes this node from the cluster gracefully: it announces by
 // gossip that it is leaving, hands leadership over if it leads, waits until
@@ -20,9 +20,12 @@ var ErrStaticCluster = errors.New("cluster: leave needs gossip membership (--gos
 // only then leaves the gossip pool. Leaving the pool first could let the
 // leader learn of the departure before the announcement and take the node
 // for dead. The node keeps running; call Stop afterwards.
+//
+// A node of a static cluster hands leadership over if it leads and asks
+// the leader to remove it; the removal is committed when Leave returns.
 func (n *Node) Leave(ctx context.Context) error {
 	if n.gossip == nil {
-		return ErrStaticCluster
+		return n.leaveStatic(ctx)
 	}
 	n.leaving.Store(true)
 	meta := n.localMeta()
@@ -37,6 +40,30 @@ func (n *Node) Leave(ctx context.Context) error {
 		return err
 	}
 	return n.gossip.leave(5 * time.Second)
+}
+
+// leaveStatic removes this node of a static cluster through its leader,
+// retrying while leadership moves (as it does right after a transfer).
+func (n *Node) leaveStatic(ctx context.Context) error {
+	n.leaving.Store(true)
+	if n.store.IsLeader() && n.voters() > 1 {
+		if err := n.store.TransferLeadership(); err != nil {
+			n.cfg.Logger.Warn("leadership transfer before leaving", "err", err)
+		}
+	}
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		err := n.store.ChangeMembers(ctx, raftstore.MemberChange{Op: raftstore.OpRemove, Name: n.cfg.Name})
+		if err == nil || !raftstore.IsUnavailable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster: leave: %w (last: %v)", ctx.Err(), err)
+		case <-t.C:
+		}
+	}
 }
 
 // waitRemoved polls until the leader's configuration no longer holds this
@@ -157,7 +184,7 @@ func (n *Node) leaveHandler() http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 		defer cancel()
 		if err := n.Leave(ctx); err != nil {
-			http.Error(w, err.Error(), http.StatusConflict)
+			handlers.WriteStatus(w, memberStatusError(err, n.cfg.Name))
 			return
 		}
 		w.WriteHeader(http.StatusOK)

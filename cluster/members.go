@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/raftapi/raftapi/api"
+	"github.com/raftapi/raftapi/raftstore"
 )
 
 // Members implements api.MemberLister: the raft configuration joined with
@@ -52,8 +53,7 @@ func suffrage(voter bool) string {
 // unhealthy.
 func (n *Node) fillStatus(m *api.Member) {
 	if m.Name == n.cfg.Name {
-		st := n.store.Status()
-		m.AppliedIndex, m.LastContact, m.Healthy = st.AppliedIndex, st.LastContact, st.LeaderID != ""
+		setStatus(m, n.store.Status())
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -66,7 +66,13 @@ func (n *Node) fillStatus(m *api.Member) {
 	if json.Unmarshal(raw, &info) == nil && info.API != "" {
 		m.APIAddress = info.API
 	}
+	setStatus(m, st)
+}
+
+// setStatus copies what a member says of itself into m.
+func setStatus(m *api.Member, st raftstore.Status) {
 	m.AppliedIndex, m.LastContact, m.Healthy = st.AppliedIndex, st.LastContact, st.LeaderID != ""
+	m.Term, m.Leader, m.DBSize = st.Term, st.LeaderID, st.StateBytes+st.LogBytes
 }
 
 // nodeInfo is what a node tells members that ask for its status.

@@ -37,6 +37,7 @@ type Node struct {
 	// serving certificate is not the node's own or the API is plain HTTP).
 	kubeconfig string
 	encryption *encryption.Config
+	health     *health
 	done       chan error
 	stop       chan struct{}
 	wg         sync.WaitGroup
@@ -97,6 +98,9 @@ func Start(c Config) (*Node, error) {
 			n.Stop(context.Background())
 			return nil, err
 		}
+	} else {
+		n.wg.Add(1)
+		go n.keepAddressCurrent()
 	}
 	return n, nil
 }
@@ -131,7 +135,7 @@ func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool, info f
 		PeerListen:       cfg.PeerListen,
 		PeerAdvertise:    cfg.PeerAdvertise,
 		InitialCluster:   cfg.InitialCluster,
-		DeferBootstrap:   cfg.gossipEnabled() && len(cfg.InitialCluster) == 0,
+		DeferBootstrap:   cfg.JoinExisting || (cfg.gossipEnabled() && len(cfg.InitialCluster) == 0),
 		HistoryRetention: cfg.HistoryRetention,
 		Logger:           cfg.Logger,
 	}
@@ -154,8 +158,11 @@ func (n *Node) routes() http.Handler {
 	mux.Handle(StatusPath, statusHandler(n.store))
 	mux.Handle(SnapshotPath, snapshotHandler(n.store))
 	mux.Handle(LeavePath, n.leaveHandler())
+	mux.Handle(MembersPath, n.memberAdminHandler())
+	mux.Handle(MembersPath+"/", n.memberAdminHandler())
 	mux.Handle("/metrics", n.metrics.handler())
 	health := newHealth(n.store)
+	n.health = health
 	apiServer := api.NewServer(n.store, api.Options{
 		Health:     health,
 		Members:    n,

@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -53,4 +54,47 @@ func ResetHistory(path string) (applied uint64, err error) {
 		return 0, fmt.Errorf("fsm: reset history of %s: %w", path, err)
 	}
 	return applied, nil
+}
+
+// StateFileStats describes a state file (a backup or a stopped node's
+// state).
+type StateFileStats struct {
+	// Applied is the last log index applied: the file's revision.
+	Applied uint64
+	// Compacted is the history boundary: revisions at or below it are
+	// no longer readable.
+	Compacted uint64
+	// Objects is the number of current objects; Changes the number of
+	// change records (one per write) kept for reads and watches at past
+	// revisions.
+	Objects, Changes int
+	// Size is the file's size in bytes.
+	Size int64
+}
+
+// Stats checks the state file at path (as CheckStateFile does) and
+// describes it. It opens the file read-only.
+func Stats(path string) (StateFileStats, error) {
+	var st StateFileStats
+	applied, err := checkStateFile(path)
+	if err != nil {
+		return st, fmt.Errorf("fsm: check %s: %w", path, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return st, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		return st, fmt.Errorf("fsm: open %s: %w", path, err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *bolt.Tx) error {
+		st.Applied, st.Size = applied, fi.Size()
+		st.Compacted = getUint(tx.Bucket(bucketMeta), metaCompacted)
+		st.Objects = tx.Bucket(bucketCurrent).Stats().KeyN
+		st.Changes = tx.Bucket(bucketRev).Stats().KeyN
+		return nil
+	})
+	return st, err
 }

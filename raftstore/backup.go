@@ -256,3 +256,16 @@ func copyFile(src, dst string) error {
 	}
 	return err
 }
+
+// BackupStats describes a backup file.
+type BackupStats = fsm.StateFileStats
+
+// InspectBackup checks that path holds a complete backup (as CheckBackup
+// does) and describes it.
+func InspectBackup(path string) (BackupStats, error) {
+	st, err := fsm.Stats(path)
+	if err != nil {
+		return st, fmt.Errorf("raftstore: inspect backup: %w", err)
+	}
+	return st, nil
+}

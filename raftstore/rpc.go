@@ -75,6 +75,7 @@ func (s *Store) rpcHandler() http.Handler {
 	mux.HandleFunc("POST "+rpcApply, s.serveApply)
 	mux.HandleFunc("POST "+rpcReadIndex, s.serveReadIndex)
 	mux.HandleFunc("POST "+rpcStatus, s.serveStatus)
+	mux.HandleFunc("POST "+rpcMembers, s.serveMembers)
 	return mux
 }
 

@@ -2,6 +2,8 @@ package raftstore
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -20,6 +22,10 @@ type Status struct {
 	LastContact   time.Time `json:"lastContact"`
 	LeaderChanges uint64    `json:"leaderChanges"`
 	Watchers      int       `json:"watchers"`
+	// StateBytes and LogBytes are the sizes of the state database and
+	// the raft log database on disk.
+	StateBytes int64 `json:"stateBytes"`
+	LogBytes   int64 `json:"logBytes"`
 }
 
 // Status returns the node's current view.
@@ -37,6 +43,8 @@ func (s *Store) Status() Status {
 		LastContact:   s.raft.LastContact(),
 		LeaderChanges: s.leaderChanges.Load(),
 		Watchers:      s.hub.count(),
+		StateBytes:    fileSize(filepath.Join(s.cfg.DataDir, stateFile)),
+		LogBytes:      fileSize(filepath.Join(s.cfg.DataDir, logFile)),
 	}
 }
 
@@ -87,4 +95,13 @@ func (s *Store) observeLeader() {
 			return
 		}
 	}
+}
+
+// fileSize is the size of the file at path, 0 when it cannot be read.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }

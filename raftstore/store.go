@@ -106,13 +106,13 @@ func (s *Store) peerListener() (net.Listener, error) {
 
 // openState opens the FSM, the raft log and the snapshot store.
 func (s *Store) openState() error {
-	f, err := fsm.Open(filepath.Join(s.cfg.DataDir, "state.db"), (*fsmListener)(s))
+	f, err := fsm.Open(filepath.Join(s.cfg.DataDir, stateFile), (*fsmListener)(s))
 	if err != nil {
 		return err
 	}
 	s.fsm = f
 	s.hub = newHub(f.Applied())
-	s.logStore, err = raftboltdb.New(raftboltdb.Options{Path: filepath.Join(s.cfg.DataDir, "raft.db")})
+	s.logStore, err = raftboltdb.New(raftboltdb.Options{Path: filepath.Join(s.cfg.DataDir, logFile)})
 	if err != nil {
 		return fmt.Errorf("raftstore: open raft log: %w", err)
 	}
