@@ -1,136 +1,78 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
-// adminClient talks to one node's HTTP API.
+// adminClient talks to one node's HTTP API with an admin credential.
 type adminClient struct {
 	server string
 	http   *http.Client
 }
 
-// adminFlags parses the flags of the admin command name ("members",
-// "status", "leave").
-func adminFlags(name string, args []string) (*adminClient, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	cf := addClientFlags(fs)
-	if err := parseFlags(fs, "raftapi "+name+" [--kubeconfig FILE] [--server URL]", args); err != nil {
-		return nil, err
-	}
-	server, hc, err := cf.client(60 * time.Second)
+// adminTimeout bounds one admin request.
+const adminTimeout = 60 * time.Second
+
+// newAdminClient connects as the client flags say.
+func newAdminClient(cf *clientFlags) (*adminClient, error) {
+	server, hc, err := cf.client(adminTimeout)
 	if err != nil {
 		return nil, err
 	}
 	return &adminClient{server: server, http: hc}, nil
 }
 
-func (c *adminClient) do(method, path string, out any) error {
-	req, err := http.NewRequest(method, c.server+path, nil)
+// do sends a request with an optional JSON body and decodes a 2xx answer
+// into out (when not nil). Any other answer is an error carrying the
+// server's message: a Kubernetes Status's message when it sent one.
+func (c *adminClient) do(method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.server+path, body)
 	if err != nil {
 		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, strings.TrimSpace(string(body)))
+		return fmt.Errorf("%s (HTTP %d)", serverMessage(data), resp.StatusCode)
 	}
 	if out == nil {
 		return nil
 	}
-	return json.Unmarshal(body, out)
+	return json.Unmarshal(data, out)
 }
 
-// memberList is the part of a MemberList the commands print.
-type memberList struct {
-	Items []struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Status struct {
-			PeerAddress  string `json:"peerAddress"`
-			APIAddress   string `json:"apiAddress"`
-			Suffrage     string `json:"suffrage"`
-			Role         string `json:"role"`
-			AppliedIndex uint64 `json:"appliedIndex"`
-			Healthy      bool   `json:"healthy"`
-		} `json:"status"`
-	} `json:"items"`
-}
-
-func membersCmd(args []string) error {
-	c, err := adminFlags("members", args)
-	if err != nil {
-		return err
-	}
-	var l memberList
-	if err := c.do(http.MethodGet, "/apis/raftapi.io/v1/members", &l); err != nil {
-		return err
-	}
-	printMembers(os.Stdout, &l)
-	return nil
-}
-
-func printMembers(w io.Writer, l *memberList) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSUFFRAGE\tHEALTHY\tAPPLIED\tPEER\tAPI")
-	for _, m := range l.Items {
-		s := m.Status
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%d\t%s\t%s\n", m.Metadata.Name, s.Role, s.Suffrage, s.Healthy, s.AppliedIndex, s.PeerAddress, s.APIAddress)
-	}
-	tw.Flush()
-}
-
-func statusCmd(args []string) error {
-	c, err := adminFlags("status", args)
-	if err != nil {
-		return err
-	}
+// serverMessage is the message of a Status body, or the body's text.
+func serverMessage(body []byte) string {
 	var st struct {
-		Name         string `json:"name"`
-		State        string `json:"state"`
-		Term         uint64 `json:"term"`
-		LeaderID     string `json:"leaderID"`
-		CommitIndex  uint64 `json:"commitIndex"`
-		AppliedIndex uint64 `json:"appliedIndex"`
-		Compacted    uint64 `json:"compacted"`
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
 	}
-	if err := c.do(http.MethodGet, "/raftapi/v1/status", &st); err != nil {
-		return err
+	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" && st.Message != "" {
+		return st.Message
 	}
-	fmt.Printf("node:       %s (%s)\nleader:     %s\nterm:       %d\ncommit:     %d\napplied:    %d\ncompacted:  %d\n\n",
-		st.Name, st.State, st.LeaderID, st.Term, st.CommitIndex, st.AppliedIndex, st.Compacted)
-	var l memberList
-	if err := c.do(http.MethodGet, "/apis/raftapi.io/v1/members", &l); err != nil {
-		return err
-	}
-	printMembers(os.Stdout, &l)
-	return nil
-}
-
-func leaveCmd(args []string) error {
-	c, err := adminFlags("leave", args)
-	if err != nil {
-		return err
-	}
-	if err := c.do(http.MethodPost, "/raftapi/v1/leave", nil); err != nil {
-		return err
-	}
-	fmt.Println("left the cluster")
-	return nil
+	return strings.TrimSpace(string(body))
 }

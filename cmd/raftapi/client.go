@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -22,14 +22,16 @@ type clientFlags struct {
 	kubeconfig, server string
 }
 
-func addClientFlags(fs *flag.FlagSet) *clientFlags {
+// addClientFlags adds the client flags to cmd.
+func addClientFlags(cmd *cobra.Command) *clientFlags {
 	f := &clientFlags{}
 	def := os.Getenv("KUBECONFIG")
 	if def == "" {
 		def = cluster.KubeconfigPath(cluster.DefaultDataDir)
 	}
-	fs.StringVar(&f.kubeconfig, "kubeconfig", def, "kubeconfig with an admin credential (a node writes DATA-DIR/admin.kubeconfig)")
-	fs.StringVar(&f.server, "server", "", "URL of a node's API (default: the kubeconfig's server); http:// only for a node started with --insecure-http")
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", def, "kubeconfig with an admin credential (a node writes DATA-DIR/admin.kubeconfig; default $KUBECONFIG)")
+	cmd.Flags().StringVar(&f.server, "server", "", "URL of a node's API (default: the kubeconfig's server); http:// only for a node started with --insecure-http")
+	_ = cmd.MarkFlagFilename("kubeconfig")
 	return f
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,25 +25,47 @@ func TestCommandLine(t *testing.T) {
 		stream string   // "stdout" or "stderr": where the text goes; the other stays empty
 		want   []string // substrings of that stream
 	}{
-		{"no command", nil, 2, "stderr", []string{"no command given", "usage: raftapi <command>"}},
-		{"-h", []string{"-h"}, 0, "stdout", []string{"usage: raftapi <command>", "serve"}},
-		{"--help", []string{"--help"}, 0, "stdout", []string{"usage: raftapi <command>"}},
-		{"help", []string{"help"}, 0, "stdout", []string{"usage: raftapi <command>"}},
-		{"unknown command", []string{"frobnicate"}, 2, "stderr", []string{`unknown command "frobnicate"`, "usage: raftapi <command>"}},
-		{"serve -h", []string{"serve", "-h"}, 0, "stdout", []string{"usage: raftapi serve", "-data-dir"}},
-		{"serve --help", []string{"serve", "--help"}, 0, "stdout", []string{"usage: raftapi serve", "-data-dir"}},
-		{"serve bad flag", []string{"serve", "--bogus-flag"}, 2, "stderr", []string{"-bogus-flag", "usage: raftapi serve", "-data-dir"}},
-		{"serve bad flag value", []string{"serve", "--history-retention", "soon"}, 2, "stderr", []string{"history-retention", "usage: raftapi serve"}},
-		{"status -h", []string{"status", "-h"}, 0, "stdout", []string{"usage: raftapi status", "-server"}},
-		{"members -h", []string{"members", "-h"}, 0, "stdout", []string{"usage: raftapi members", "-server"}},
-		{"leave --help", []string{"leave", "--help"}, 0, "stdout", []string{"usage: raftapi leave", "-server"}},
-		{"status bad flag", []string{"status", "--bogus-flag"}, 2, "stderr", []string{"-bogus-flag", "usage: raftapi status"}},
-		{"snapshot -h", []string{"snapshot", "-h"}, 0, "stdout", []string{"raftapi snapshot save", "raftapi snapshot restore"}},
-		{"snapshot save -h", []string{"snapshot", "save", "-h"}, 0, "stdout", []string{"usage: raftapi snapshot save", "-server"}},
-		{"snapshot restore -h", []string{"snapshot", "restore", "-h"}, 0, "stdout", []string{"usage: raftapi snapshot restore", "-data-dir"}},
-		{"snapshot without subcommand", []string{"snapshot"}, 2, "stderr", []string{"missing subcommand", "raftapi snapshot save"}},
-		{"snapshot unknown subcommand", []string{"snapshot", "load"}, 2, "stderr", []string{`unknown subcommand "load"`}},
-		{"snapshot save without FILE", []string{"snapshot", "save"}, 2, "stderr", []string{"want exactly one FILE", "usage: raftapi snapshot save"}},
+		{"no command: help", nil, 0, "stdout", []string{"Usage:", "raftapi [command]", "serve", "members"}},
+		{"-h", []string{"-h"}, 0, "stdout", []string{"Usage:", "serve", "Examples:"}},
+		{"--help", []string{"--help"}, 0, "stdout", []string{"Usage:", "RAFTAPI_"}},
+		{"help", []string{"help"}, 0, "stdout", []string{"Usage:"}},
+		{"help serve", []string{"help", "serve"}, 0, "stdout", []string{"raftapi serve [flags]", "--data-dir"}},
+		{"unknown command", []string{"frobnicate"}, 2, "stderr", []string{`unknown command "frobnicate"`, "raftapi --help"}},
+		{"misspelt command", []string{"serv"}, 2, "stderr", []string{`did you mean serve?`}},
+		{"--version", []string{"--version"}, 0, "stdout", []string{"raftapi v9.8.7-test (commit 0123abcd", "go1."}},
+		{"version", []string{"version"}, 0, "stdout", []string{"version:   v9.8.7-test", "commit:    0123abcd", "go:        go1."}},
+		{"version -o json", []string{"version", "-o", "json"}, 0, "stdout", []string{`"version": "v9.8.7-test"`, `"commit": "0123abcd"`}},
+		{"version bad output", []string{"version", "-o", "xml"}, 2, "stderr", []string{`"xml" is neither text nor json`}},
+		{"completion bash", []string{"completion", "bash"}, 0, "stdout", []string{"bash completion", "__start_raftapi"}},
+		{"completion zsh", []string{"completion", "zsh"}, 0, "stdout", []string{"#compdef raftapi"}},
+		{"completion fish", []string{"completion", "fish"}, 0, "stdout", []string{"complete -c raftapi"}},
+		{"serve -h", []string{"serve", "-h"}, 0, "stdout", []string{"raftapi serve [flags]", "--data-dir", "--initial-cluster-state", "--config-file", "Examples:"}},
+		{"serve --help", []string{"serve", "--help"}, 0, "stdout", []string{"--data-dir"}},
+		{"serve bad flag", []string{"serve", "--bogus-flag"}, 2, "stderr", []string{"unknown flag: --bogus-flag", "raftapi serve --help"}},
+		{"serve bad flag value", []string{"serve", "--history-retention", "soon"}, 2, "stderr", []string{"history-retention", "raftapi serve --help"}},
+		{"serve bad log format", []string{"serve", "--log-format", "xml"}, 2, "stderr", []string{`"xml" is neither text nor json`}},
+		{"serve bad cluster state", []string{"serve", "--initial-cluster-state", "old"}, 2, "stderr", []string{`"old" is neither new nor existing`}},
+		{"serve stray argument", []string{"serve", "now"}, 2, "stderr", []string{"takes no arguments"}},
+		{"serve missing config file", []string{"serve", "--config-file", "nope.yaml"}, 1, "stderr", []string{"--config-file", "nope.yaml"}},
+		{"status -h", []string{"status", "-h"}, 0, "stdout", []string{"raftapi status", "--server", "--kubeconfig", "Examples:"}},
+		{"members -h", []string{"members", "-h"}, 0, "stdout", []string{"raftapi members", "add", "remove", "promote", "list"}},
+		{"members add -h", []string{"members", "add", "-h"}, 0, "stdout", []string{"--peer-address", "--learner", "Examples:"}},
+		{"members add without name", []string{"members", "add", "--peer-address", "127.0.0.1:1"}, 2, "stderr", []string{"wants 1 argument"}},
+		{"members add without address", []string{"members", "add", "n4"}, 2, "stderr", []string{"--peer-address is required"}},
+		{"members unknown", []string{"members", "evict", "n2"}, 2, "stderr", []string{`unknown command "evict"`}},
+		{"leave --help", []string{"leave", "--help"}, 0, "stdout", []string{"raftapi leave", "--server"}},
+		{"status bad flag", []string{"status", "--bogus-flag"}, 2, "stderr", []string{"--bogus-flag", "raftapi status --help"}},
+		{"snapshot", []string{"snapshot"}, 0, "stdout", []string{"save", "restore", "status"}},
+		{"snapshot -h", []string{"snapshot", "-h"}, 0, "stdout", []string{"save", "restore", "status"}},
+		{"snapshot save -h", []string{"snapshot", "save", "-h"}, 0, "stdout", []string{"raftapi snapshot save FILE", "--server"}},
+		{"snapshot restore -h", []string{"snapshot", "restore", "-h"}, 0, "stdout", []string{"raftapi snapshot restore FILE", "--data-dir"}},
+		{"snapshot unknown subcommand", []string{"snapshot", "load"}, 2, "stderr", []string{`unknown command "load"`}},
+		{"snapshot save without FILE", []string{"snapshot", "save"}, 2, "stderr", []string{"wants 1 argument", "raftapi snapshot save --help"}},
+		{"snapshot status of no file", []string{"snapshot", "status", "missing.db"}, 1, "stderr", []string{"missing.db"}},
+		{"defrag -h", []string{"defrag", "-h"}, 0, "stdout", []string{"--data-dir", "stopped"}},
+		{"defrag of nothing", []string{"defrag", "--data-dir", "."}, 1, "stderr", []string{"holds no node databases"}},
+		{"token generate", []string{"token", "generate"}, 0, "stdout", nil},
+		{"env sets a flag", []string{"status"}, 1, "stderr", []string{"no kubeconfig at from-env.kubeconfig"}},
 		// Nothing listens on port 1: the command runs and fails.
 		{"command fails", []string{"status", "--server", "http://127.0.0.1:1"}, 1, "stderr", []string{"raftapi: "}},
 	}
@@ -50,6 +73,9 @@ func TestCommandLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			status, stdout, stderr := runBinary(t, bin, tt.args...)
+			if tt.stream == "stderr" && strings.Contains(stderr, "goroutine ") {
+				t.Errorf("a Go stack on stderr:\n%s", stderr)
+			}
 			if status != tt.status {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", status, tt.status, stdout, stderr)
 			}
@@ -77,7 +103,9 @@ func buildBinary(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "raftapi")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, goCmd, "build", "-o", bin, ".").CombinedOutput()
+	// Stamped as the Makefile stamps a release.
+	out, err := exec.CommandContext(ctx, goCmd, "build", "-o", bin,
+		"-ldflags", "-X main.version=v9.8.7-test -X main.commit=0123abcd", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -104,6 +132,7 @@ func runBinary(t *testing.T, bin string, args ...string) (status int, stdout, st
 	var outBuf, errBuf bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "RAFTAPI_KUBECONFIG=from-env.kubeconfig")
 	cmd.Stdout, cmd.Stderr = &outBuf, &errBuf
 	err := cmd.Run()
 	if ctx.Err() != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,86 +12,158 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/raftapi/raftapi/cluster"
 )
 
-// serve runs one node until SIGINT or SIGTERM.
-func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+// serveFlags are serve's flags that need parsing before they fill a
+// cluster.Config.
+type serveFlags struct {
+	initial, initialState, logLevel, logFormat, join, gossipKey, sans, tokenFile, configFile string
+}
+
+// newServeCmd builds "raftapi serve".
+func newServeCmd() *cobra.Command {
 	var cfg cluster.Config
-	var initial, logLevel, logFormat, join, gossipKey, sans, tokenFile string
+	var sf serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run a node",
+		Long: `Run a node: serve the Kubernetes API over HTTPS and replicate its state
+with the other nodes. With no flags, a single node keeping its data in
+./raftapi-data and serving https://127.0.0.1:8080; it writes an admin
+kubeconfig into the data directory and prints how to use it.
+
+A static cluster lists its members with --initial-cluster (read on a
+node's first start only); a gossip cluster finds them with --gossip-listen,
+--join and --bootstrap-expect. Every node of a cluster needs the same
+--token. A member added to a running static cluster (raftapi members add)
+starts with --initial-cluster-state existing.
+
+Flags may also come from the environment (RAFTAPI_<FLAG>, e.g.
+RAFTAPI_TOKEN_FILE) and from --config-file, a YAML mapping of flag names
+to values; the command line wins over the environment, which wins over
+the file.
+
+Under systemd (Type=notify) the node reports READY=1 once it answers
+/readyz. SIGTERM or SIGINT stops it; a gossip node leaves the cluster
+first.`,
+		Example: `  # A single node with its data in ./raftapi-data
+  raftapi serve
+
+  # The first of three static nodes
+  raftapi serve --name n1 --data-dir d1 --listen 127.0.0.1:8081 --peer-listen 127.0.0.1:7081 \
+    --token "$TOKEN" --initial-cluster n1=127.0.0.1:7081,n2=127.0.0.1:7082,n3=127.0.0.1:7083
+
+  # A node of a gossip cluster of three
+  raftapi serve --name n1 --gossip-listen 10.0.0.1:7946 --join 10.0.0.2:7946,10.0.0.3:7946 \
+    --bootstrap-expect 3 --token-file /etc/raftapi/token
+
+  # Settings from a file, the token from the environment
+  RAFTAPI_TOKEN_FILE=/etc/raftapi/token raftapi serve --config-file /etc/raftapi/serve.yaml`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := sf.apply(&cfg); err != nil {
+				return err
+			}
+			return runNode(cfg)
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
 	fs.StringVar(&cfg.Name, "name", cluster.DefaultName, "this node's unique name in the cluster")
 	fs.StringVar(&cfg.DataDir, "data-dir", cluster.DefaultDataDir, "directory holding the node's state")
 	fs.StringVar(&cfg.Listen, "listen", cluster.DefaultListen, "HTTP API address")
 	fs.StringVar(&cfg.PeerListen, "peer-listen", cluster.DefaultPeerListen, "node-to-node address (raft, forwarding, read index)")
 	fs.StringVar(&cfg.PeerAdvertise, "peer-advertise", "", "peer address other nodes dial (default: the bound --peer-listen)")
-	fs.StringVar(&initial, "initial-cluster", "", "static cluster on first start: name=host:port,... (peer addresses); empty: single node")
+	fs.StringVar(&sf.initial, "initial-cluster", "", "static cluster on first start: name=host:port,... (peer addresses); empty: single node")
+	fs.StringVar(&sf.initialState, "initial-cluster-state", "new", "new: form the --initial-cluster; existing: join a running cluster that already lists this node (raftapi members add)")
 	fs.DurationVar(&cfg.HistoryRetention, "history-retention", 5*time.Minute, "how long past resourceVersions stay readable and watchable")
-	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	fs.StringVar(&logFormat, "log-format", "text", "log format: text (logfmt) or json, one line per event")
+	fs.StringVar(&sf.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&sf.logFormat, "log-format", "text", "log format: text (logfmt) or json, one line per event")
 	fs.StringVar(&cfg.GossipListen, "gossip-listen", "", "gossip address (host:port); enables discovery and dynamic membership")
 	fs.StringVar(&cfg.GossipAdvertise, "gossip-advertise", "", "gossip address others use (default: the bound --gossip-listen)")
-	fs.StringVar(&join, "join", "", "gossip addresses of running nodes: host:port[,host:port...]")
+	fs.StringVar(&sf.join, "join", "", "gossip addresses of running nodes: host:port[,host:port...]")
 	fs.IntVar(&cfg.BootstrapExpect, "bootstrap-expect", 0, "form a new cluster once this many nodes see each other (0: only join)")
-	fs.StringVar(&gossipKey, "gossip-key", "", "base64 key (16, 24 or 32 bytes) encrypting gossip (default: a key derived from the token)")
+	fs.StringVar(&sf.gossipKey, "gossip-key", "", "base64 key (16, 24 or 32 bytes) encrypting gossip (default: a key derived from the token)")
 	fs.DurationVar(&cfg.DeadNodeTimeout, "dead-node-timeout", 30*time.Second, "how long a dead member stays before the leader removes it (quorum and configured size permitting)")
 	fs.StringVar(&cfg.Token, "token", "", "the cluster's join token (K10<ca-hash>::server:<secret>, or any secret string): the same on every node; default the one in --data-dir, or a new one for a new single-node cluster")
-	fs.StringVar(&tokenFile, "token-file", "", "file holding the join token, instead of --token (which other users can see in the process list)")
+	fs.StringVar(&sf.tokenFile, "token-file", "", "file holding the join token, instead of --token (which other users can see in the process list)")
 	fs.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "API serving certificate (default: one the node issues from the cluster CA)")
 	fs.StringVar(&cfg.TLSKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "CA bundle whose client certificates the API accepts besides the cluster CA's (common name: user, organizations: groups)")
-	fs.StringVar(&sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
+	fs.StringVar(&sf.sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
 	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
 	fs.BoolVar(&cfg.InsecureHTTPAnyAddress, "insecure-http-allow-any-address", false, "allow --insecure-http on a non-loopback address")
 	fs.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "kube-apiserver EncryptionConfiguration file: the resources it lists are encrypted at rest (aesgcm, aescbc, secretbox, identity)")
 	fs.StringVar(&cfg.PeerCertFile, "peer-cert", "", "certificate for mutual TLS on the peer address, instead of one derived from the token (its common name must be --name)")
 	fs.StringVar(&cfg.PeerKeyFile, "peer-key", "", "key for --peer-cert")
 	fs.StringVar(&cfg.PeerCAFile, "peer-ca", "", "CA that signs every peer certificate")
-	if err := parseFlags(fs, "raftapi serve [flags]", args); err != nil {
-		return err
+	fs.StringVar(&sf.configFile, configFileFlag, "", "YAML file of flag settings (flag-name: value); the command line and RAFTAPI_* win over it")
+	completeValues(cmd, "log-level", "debug", "info", "warn", "error")
+	completeValues(cmd, "log-format", "text", "json")
+	completeValues(cmd, "initial-cluster-state", "new", "existing")
+	for _, f := range []string{"data-dir"} {
+		_ = cmd.MarkFlagDirname(f)
 	}
+	for _, f := range []string{"token-file", "tls-cert-file", "tls-private-key-file", "client-ca-file", "encryption-provider-config", "peer-cert", "peer-key", "peer-ca", configFileFlag} {
+		_ = cmd.MarkFlagFilename(f)
+	}
+	return cmd
+}
+
+// apply parses the flags that need it into cfg.
+func (sf *serveFlags) apply(cfg *cluster.Config) error {
 	var err error
-	if cfg.InitialCluster, err = cluster.ParseInitialCluster(initial); err != nil {
-		return err
+	switch sf.initialState {
+	case "new":
+	case "existing":
+		cfg.JoinExisting = true
+	default:
+		return usagef("--initial-cluster-state: %q is neither new nor existing", sf.initialState)
 	}
-	if join != "" {
-		cfg.Join = strings.Split(join, ",")
+	if cfg.InitialCluster, err = cluster.ParseInitialCluster(sf.initial); err != nil {
+		return &usageError{err: err}
 	}
-	if tokenFile != "" {
+	if sf.join != "" {
+		cfg.Join = strings.Split(sf.join, ",")
+	}
+	if sf.tokenFile != "" {
 		if cfg.Token != "" {
-			return fmt.Errorf("give --token or --token-file, not both")
+			return usagef("give --token or --token-file, not both")
 		}
-		b, err := os.ReadFile(tokenFile)
+		b, err := os.ReadFile(sf.tokenFile)
 		if err != nil {
 			return fmt.Errorf("--token-file: %w", err)
 		}
 		cfg.Token = strings.TrimSpace(string(b))
 	}
-	if sans != "" {
-		cfg.TLSSANs = strings.Split(sans, ",")
+	if sf.sans != "" {
+		cfg.TLSSANs = strings.Split(sf.sans, ",")
 	}
-	if gossipKey != "" {
-		if cfg.GossipKey, err = base64.StdEncoding.DecodeString(gossipKey); err != nil {
-			return fmt.Errorf("--gossip-key: %w", err)
+	if sf.gossipKey != "" {
+		if cfg.GossipKey, err = base64.StdEncoding.DecodeString(sf.gossipKey); err != nil {
+			return usagef("--gossip-key: %w", err)
 		}
 	}
 	if (len(cfg.Join) > 0 || cfg.BootstrapExpect > 0) && cfg.GossipListen == "" {
-		return fmt.Errorf("--join and --bootstrap-expect need --gossip-listen")
+		return usagef("--join and --bootstrap-expect need --gossip-listen")
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
+	if err := level.UnmarshalText([]byte(sf.logLevel)); err != nil {
+		return usagef("--log-level: %w", err)
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	switch logFormat {
+	switch sf.logFormat {
 	case "text":
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, opts))
 	case "json":
 		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	default:
-		return fmt.Errorf("--log-format: %q is neither text nor json", logFormat)
+		return usagef("--log-format: %q is neither text nor json", sf.logFormat)
 	}
-	return runNode(cfg)
+	return nil
 }
 
 func runNode(cfg cluster.Config) error {
@@ -101,11 +172,15 @@ func runNode(cfg cluster.Config) error {
 		return err
 	}
 	announce(node, cfg)
+	ready := make(chan struct{})
+	defer close(ready)
+	go notifyWhenReady(node, cfg.Logger, ready)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case s := <-sig:
 		cfg.Logger.Info("stopping", "signal", s.String())
+		notify(cfg.Logger, sdStopping)
 		leave(node, cfg)
 	case err := <-node.Done():
 		if err != nil {
@@ -115,6 +190,30 @@ func runNode(cfg cluster.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return node.Stop(ctx)
+}
+
+// notifyWhenReady tells systemd (Type=notify) that the node is ready once
+// it passes /readyz's checks, unless done closes first.
+func notifyWhenReady(node *cluster.Node, log *slog.Logger, done <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-done
+		cancel()
+	}()
+	if err := node.WaitReady(ctx); err != nil {
+		return
+	}
+	log.Info("ready", "api", node.APIAddr())
+	notify(log, sdReady+"\n"+sdStatus("serving the Kubernetes API on "+node.APIAddr()))
+}
+
+// notify sends state to systemd when the node runs under it; a failure is
+// logged, never fatal.
+func notify(log *slog.Logger, state string) {
+	if _, err := sdNotify(state); err != nil {
+		log.Warn("systemd notification", "err", err)
+	}
 }
 
 // announce prints where the node serves and how to reach it.

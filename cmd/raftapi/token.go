@@ -1,34 +1,50 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+
+	"github.com/spf13/cobra"
 
 	"github.com/raftapi/raftapi/cluster"
 	"github.com/raftapi/raftapi/pki"
 )
 
-// tokenCmd prints the join token of the cluster whose node keeps its data
-// in --data-dir, or with "generate" a new strong secret to start a cluster
-// with.
-func tokenCmd(args []string) error {
-	if len(args) > 0 && args[0] == "generate" {
-		fs := flag.NewFlagSet("token generate", flag.ContinueOnError)
-		if err := parseFlags(fs, "raftapi token generate", args[1:]); err != nil {
-			return err
-		}
-		fmt.Println(pki.NewSecret())
-		return nil
+// newTokenCmd builds "raftapi token": it prints the join token of the
+// cluster whose node keeps its data in --data-dir; "token generate" makes
+// a new strong secret to start a cluster with.
+func newTokenCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Print the cluster's join token, or generate a new one",
+		Long: `Print the join token stored in a node's data directory
+(K10<ca-hash>::server:<secret>): other nodes join the cluster with it
+(--token or --token-file), and clients can pin the cluster CA by its hash.
+"raftapi token generate" prints a new random secret to start a cluster
+with.`,
+		Example: `  raftapi token --data-dir d1
+  TOKEN=$(raftapi token generate)`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tok, err := cluster.ReadToken(dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), tok)
+			return nil
+		},
 	}
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	dir := fs.String("data-dir", cluster.DefaultDataDir, "data directory of a node of the cluster")
-	if err := parseFlags(fs, "raftapi token [--data-dir DIR] | raftapi token generate", args); err != nil {
-		return err
-	}
-	tok, err := cluster.ReadToken(*dir)
-	if err != nil {
-		return err
-	}
-	fmt.Println(tok)
-	return nil
+	cmd.Flags().StringVar(&dir, "data-dir", cluster.DefaultDataDir, "data directory of a node of the cluster")
+	_ = cmd.MarkFlagDirname("data-dir")
+	cmd.AddCommand(&cobra.Command{
+		Use:     "generate",
+		Short:   "Print a new random secret for a new cluster's --token",
+		Example: `  TOKEN=$(raftapi token generate)`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), pki.NewSecret())
+			return nil
+		},
+	})
+	return cmd
 }

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/raftapi/raftapi/cluster"
+)
+
+func newDefragCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "defrag --data-dir DIR",
+		Short: "Compact a stopped node's databases",
+		Long: `Compact the state and raft log databases of a stopped node. bbolt never
+gives freed pages back to the file system, so a node that once held much
+more data than now keeps its files' size; defrag rewrites each file
+densely and renames it into place (a crash leaves the old file or the new
+one). The node must be stopped: a running node's directory is refused.
+Offline only, unlike etcd's online defrag: the state database is written
+on every apply, and a copy of it would block writes for its duration.`,
+		Example: `  raftapi defrag --data-dir /var/lib/raftapi`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := cluster.Defrag(dir)
+			for _, r := range res {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s -> %s\n", r.File, byteSize(r.Before), byteSize(r.After))
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&dir, "data-dir", cluster.DefaultDataDir, "data directory of the stopped node")
+	_ = cmd.MarkFlagDirname("data-dir")
+	return cmd
+}
