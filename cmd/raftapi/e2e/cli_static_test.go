@@ -247,3 +247,20 @@ func TestRestoredIdentityRefused(t *testing.T) {
 		t.Fatalf("the refusal is not one error line:\n%s", errOut)
 	}
 }
+
+// TestVersionStamped: the binary under test, built by make build, carries
+// the version and commit the Makefile stamps, and --version agrees.
+func TestVersionStamped(t *testing.T) {
+	var v struct {
+		Version, Commit, GoVersion, Platform string
+	}
+	if err := json.Unmarshal([]byte(run(t, binary, "version", "-o", "json")), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Version == "" || v.Version == "dev" || len(v.Commit) != 40 || !strings.HasPrefix(v.GoVersion, "go") {
+		t.Fatalf("version not stamped: %+v", v)
+	}
+	if line := run(t, binary, "--version"); !strings.Contains(line, v.Version) || !strings.Contains(line, v.Commit) {
+		t.Fatalf("--version %q disagrees with version %+v", line, v)
+	}
+}
