@@ -113,7 +113,7 @@ clusters. The cluster's last voter cannot leave.`,
 			return err
 		}
 		if st.Name != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "node %s left the cluster and stopped\n", st.Name)
+			fmt.Fprintf(cmd.OutOrStdout(), "node %s left the cluster and is stopping\n", st.Name)
 		} else {
 			fmt.Fprintln(cmd.OutOrStdout(), "left the cluster")
 		}
