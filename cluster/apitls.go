@@ -256,12 +256,10 @@ func clientAddr(addr string) string {
 	if err != nil {
 		return addr
 	}
+	// A wildcard listener ("0.0.0.0", which Go reports as "[::]") accepts
+	// IPv4 loopback connections too.
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		if ip.To4() != nil {
-			host = "127.0.0.1"
-		} else {
-			host = "::1"
-		}
+		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 )
@@ -121,6 +122,25 @@ func (c Config) withDefaults() Config {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c
+}
+
+// validate refuses settings no node could run with.
+func (c Config) validate() error {
+	if c.PeerAdvertise == "" && (c.multiNode() || c.gossipEnabled()) && wildcard(c.PeerListen) {
+		return fmt.Errorf("cluster: --peer-listen %s is a wildcard address other nodes cannot dial: give --peer-advertise HOST:PORT", c.PeerListen)
+	}
+	return nil
+}
+
+// wildcard reports whether addr's host is unspecified (0.0.0.0, ::, or
+// empty).
+func wildcard(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "" || (ip != nil && ip.IsUnspecified())
 }
 
 // multiNode reports whether the node is configured to be one of several,

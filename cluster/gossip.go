@@ -81,6 +81,11 @@ func startGossip(c gossipConfig) (*gossip, error) {
 	}
 	mc.BindAddr, mc.BindPort = host, port
 	mc.AdvertiseAddr, mc.AdvertisePort = host, port
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		// No one can dial 0.0.0.0: memberlist advertises the host's
+		// first private address instead.
+		mc.AdvertiseAddr = ""
+	}
 	if c.advertise != "" {
 		if mc.AdvertiseAddr, mc.AdvertisePort, err = splitHostPort(c.advertise); err != nil {
 			return nil, fmt.Errorf("cluster: gossip advertise address: %w", err)

@@ -17,7 +17,7 @@ func (n *Node) Members(ctx context.Context) ([]api.Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	apiAddrs := map[string]string{n.cfg.Name: n.APIAddr()}
+	apiAddrs := map[string]string{n.cfg.Name: n.advertisedAPIAddr()}
 	if n.gossip != nil {
 		for name, m := range n.gossip.snapshot() {
 			apiAddrs[name] = m.meta.API

@@ -39,7 +39,7 @@ func (n *Node) gossipVouches(name string) bool {
 }
 
 func (n *Node) localMeta() nodeMeta {
-	return nodeMeta{Peer: n.store.PeerAddr(), API: n.APIAddr(), Voter: true, State: n.store.HasState()}
+	return nodeMeta{Peer: n.store.PeerAddr(), API: n.advertisedAPIAddr(), Voter: true, State: n.store.HasState()}
 }
 
 // membershipLoop keeps this node's gossip metadata current, joins the pool,

@@ -27,8 +27,9 @@ type Node struct {
 	// gossipReady holds gossip once started, for the peer port's
 	// goroutines, which start before it.
 	gossipReady atomic.Pointer[gossip]
-	// apiAddr is the bound API address, for the peer port's goroutines,
-	// which start before the API listens.
+	// apiAddr is the API address other nodes and clients are told (see
+	// advertisedAPI), for the peer port's goroutines, which start before
+	// the API listens.
 	apiAddr atomic.Pointer[string]
 	http    *http.Server
 	ln      net.Listener
@@ -53,6 +54,9 @@ type Node struct {
 // or waiting to be added to a cluster.
 func Start(c Config) (*Node, error) {
 	cfg := c.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	sec, err := setUpSecurity(&cfg)
 	if err != nil {
 		return nil, err
@@ -77,7 +81,7 @@ func Start(c Config) (*Node, error) {
 		return nil, fmt.Errorf("cluster: listen on API address: %w", err)
 	}
 	n.store, n.ln, n.metrics = store, ln, newMetrics(store)
-	addr := ln.Addr().String()
+	addr := advertisedAPI(ln.Addr().String(), store.PeerAddr())
 	n.apiAddr.Store(&addr)
 	if n.kubeconfig, err = sec.api.writeKubeconfig(cfg.DataDir, ln.Addr().String()); err != nil {
 		ln.Close()
@@ -207,6 +211,24 @@ func (n *Node) Kubeconfig() string { return n.kubeconfig }
 
 // TLS reports whether the API speaks TLS.
 func (n *Node) TLS() bool { return n.api.tls != nil }
+
+// advertisedAPI is the API address to tell others: the bound one, or for
+// a wildcard listener (0.0.0.0) the host of the peer address the node
+// advertises, which other nodes can reach, with the API port.
+func advertisedAPI(bound, peer string) string {
+	if !wildcard(bound) {
+		return bound
+	}
+	_, port, err1 := net.SplitHostPort(bound)
+	host, _, err2 := net.SplitHostPort(peer)
+	if err1 != nil || err2 != nil {
+		return bound
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// advertisedAPIAddr is the API address other nodes are told.
+func (n *Node) advertisedAPIAddr() string { return *n.apiAddr.Load() }
 
 // APIAddr is the address the HTTP API listens on.
 func (n *Node) APIAddr() string { return n.ln.Addr().String() }

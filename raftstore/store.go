@@ -166,6 +166,12 @@ func (s *Store) startRaft(bound net.Addr) error {
 
 func (s *Store) advertiseAddr(bound net.Addr) (net.Addr, error) {
 	if s.cfg.PeerAdvertise == "" {
+		// No one can dial a wildcard address; for a node bound to one
+		// without an advertise address (a single node: clusters need
+		// one), the loopback address is what reaches it.
+		if tcp, ok := bound.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+			return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: tcp.Port}, nil
+		}
 		return bound, nil
 	}
 	addr, err := net.ResolveTCPAddr("tcp", s.cfg.PeerAdvertise)

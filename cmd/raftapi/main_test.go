@@ -65,6 +65,9 @@ func TestCommandLine(t *testing.T) {
 		{"defrag -h", []string{"defrag", "-h"}, 0, "stdout", []string{"--data-dir", "stopped"}},
 		{"defrag of nothing", []string{"defrag", "--data-dir", "."}, 1, "stderr", []string{"holds no node databases"}},
 		{"token generate", []string{"token", "generate"}, 0, "stdout", nil},
+		{"kubeconfig without server", []string{"kubeconfig", "--token", "some-secret-string-1234"}, 2, "stderr", []string{"--server must be"}},
+		{"kubeconfig two tokens", []string{"kubeconfig", "--server", "https://h:1", "--token", "x", "--data-dir", "d"}, 2, "stderr", []string{"exactly one of"}},
+		{"kubeconfig from a token", []string{"kubeconfig", "--server", "https://10.0.0.1:6443", "--token", "some-secret-string-1234"}, 0, "stdout", []string{"server: https://10.0.0.1:6443", "client-certificate-data", "certificate-authority-data"}},
 		{"env sets a flag", []string{"status"}, 1, "stderr", []string{"no kubeconfig at from-env.kubeconfig"}},
 		// Nothing listens on port 1: the command runs and fails.
 		{"command fails", []string{"status", "--server", "http://127.0.0.1:1"}, 1, "stderr", []string{"raftapi: "}},

@@ -41,7 +41,7 @@ a flag on the command line wins over the environment.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	root.AddCommand(newServeCmd(), newStatusCmd(), newMembersCmd(), newLeaveCmd(), newSnapshotCmd(),
-		newDefragCmd(), newTokenCmd(), newVersionCmd())
+		newDefragCmd(), newTokenCmd(), newKubeconfigCmd(), newVersionCmd())
 	return root
 }
 
