@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,13 @@ func privateDataDir(dir string) error {
 		if d.Type()&os.ModeSymlink != 0 {
 			return nil
 		}
-		return os.Chmod(p, mode)
+		if err := os.Chmod(p, mode); err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				return fmt.Errorf("cluster: data dir: %s belongs to another user (this node runs as uid %d) and could not be made private: "+
+					"give a --data-dir this user owns or may create, e.g. a subdirectory of a mounted volume", p, os.Getuid())
+			}
+			return fmt.Errorf("cluster: data dir: %w", err)
+		}
+		return nil
 	})
 }
