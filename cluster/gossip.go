@@ -122,24 +122,43 @@ func (g *gossip) join(addrs []string) error {
 	return err
 }
 
-// absent returns the addresses that no live member (other than this node)
-// gossips from. An address given as a host name never matches and is
-// always returned; joining a member again is harmless.
+// absent returns the addresses that no live member gossips from. This
+// node counts as live, so a --join list naming every node (as a
+// StatefulSet's does) does not make it join itself. A host name is
+// resolved to compare it; one that does not resolve is absent.
 func (g *gossip) absent(addrs []string) []string {
 	live := map[string]bool{}
-	self := g.list.LocalNode().Name
 	for _, m := range g.list.Members() {
-		if m.Name != self {
-			live[m.Address()] = true
-		}
+		live[m.Address()] = true
 	}
 	var out []string
 	for _, a := range addrs {
-		if !live[a] {
+		if !live[a] && !liveByName(a, live) {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// liveByName reports whether host:port names a host whose address, with
+// that port, is in live.
+func liveByName(addr string, live map[string]bool) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || net.ParseIP(host) != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupHost(ctx, host)
+	if err != nil {
+		return false
+	}
+	for _, ip := range ips {
+		if live[net.JoinHostPort(ip, port)] {
+			return true
+		}
+	}
+	return false
 }
 
 // setMeta changes this node's metadata and pushes it to the others.
