@@ -83,11 +83,10 @@ shown unhealthy.`,
 		Args: noArgs,
 	}
 	cf := addClientFlags(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
-	completeValues(cmd, "output", "table", "json")
+	checkOutput := outputFlag(cmd, &output, "table", "json")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if output != "table" && output != "json" {
-			return usagef("--output: %q is neither table nor json", output)
+		if err := checkOutput(); err != nil {
+			return err
 		}
 		c, err := newAdminClient(cf)
 		if err != nil {
@@ -173,51 +172,42 @@ func initialCluster(l *memberList) string {
 }
 
 func newMembersRemoveCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Remove a member from the cluster",
-		Long: `Remove a member from the raft configuration. A removed node that still
+	cmd := memberActionCmd(http.MethodDelete, "", "removed member %s\n")
+	cmd.Use = "remove NAME"
+	cmd.Short = "Remove a member from the cluster"
+	cmd.Long = `Remove a member from the raft configuration. A removed node that still
 runs no longer takes part; stop it and wipe its data directory before
 adding it again. In a gossip cluster, a member that is alive in gossip is
-refused (the leader would add it back): make it leave instead.`,
-		Example: `  raftapi members remove n4 --kubeconfig d1/admin.kubeconfig`,
-		Args:    exactArgs("NAME"),
-	}
-	cf := addClientFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := newAdminClient(cf)
-		if err != nil {
-			return err
-		}
-		if err := c.do(http.MethodDelete, cluster.MembersPath+"/"+url.PathEscape(args[0]), nil, nil); err != nil {
-			return err
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "removed member %s\n", args[0])
-		return nil
-	}
+refused (the leader would add it back): make it leave instead.`
+	cmd.Example = `  raftapi members remove n4 --kubeconfig d1/admin.kubeconfig`
 	return cmd
 }
 
 func newMembersPromoteCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "promote NAME",
-		Short: "Make a learner a voting member",
-		Long: `Promote a learner (a non-voter added with members add --learner) to a
+	cmd := memberActionCmd(http.MethodPost, "/promote", "promoted member %s to voter\n")
+	cmd.Use = "promote NAME"
+	cmd.Short = "Make a learner a voting member"
+	cmd.Long = `Promote a learner (a non-voter added with members add --learner) to a
 voter. Refused until the learner answers and has caught up with the
-leader.`,
-		Example: `  raftapi members promote n4 --kubeconfig d1/admin.kubeconfig`,
-		Args:    exactArgs("NAME"),
-	}
+leader.`
+	cmd.Example = `  raftapi members promote n4 --kubeconfig d1/admin.kubeconfig`
+	return cmd
+}
+
+// memberActionCmd is a command that sends method to the member NAME's
+// admin path (with suffix) and reports done (a format taking NAME).
+func memberActionCmd(method, suffix, done string) *cobra.Command {
+	cmd := &cobra.Command{Args: exactArgs("NAME")}
 	cf := addClientFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := newAdminClient(cf)
 		if err != nil {
 			return err
 		}
-		if err := c.do(http.MethodPost, cluster.MembersPath+"/"+url.PathEscape(args[0])+"/promote", nil, nil); err != nil {
+		if err := c.do(method, cluster.MembersPath+"/"+url.PathEscape(args[0])+suffix, nil, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "promoted member %s to voter\n", args[0])
+		fmt.Fprintf(cmd.OutOrStdout(), done, args[0])
 		return nil
 	}
 	return cmd

@@ -97,3 +97,18 @@ func visitFlags(cmd *cobra.Command, fn func(*pflag.Flag)) {
 	cmd.Flags().VisitAll(fn)
 	cmd.InheritedFlags().VisitAll(fn)
 }
+
+// outputFlag adds -o/--output with the given formats, the first the
+// default, and returns a function that checks the value given.
+func outputFlag(cmd *cobra.Command, output *string, formats ...string) func() error {
+	cmd.Flags().StringVarP(output, "output", "o", formats[0], "output format: "+strings.Join(formats, " or "))
+	completeValues(cmd, "output", formats...)
+	return func() error {
+		for _, f := range formats {
+			if *output == f {
+				return nil
+			}
+		}
+		return usagef("--output: %q is neither %s", *output, strings.Join(formats, " nor "))
+	}
+}

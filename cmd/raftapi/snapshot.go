@@ -65,11 +65,10 @@ its size and its SHA-256 hash. A node need not run.`,
   raftapi snapshot status backup.db -o json`,
 		Args: exactArgs("FILE"),
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
-	completeValues(cmd, "output", "table", "json")
+	checkOutput := outputFlag(cmd, &output, "table", "json")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if output != "table" && output != "json" {
-			return usagef("--output: %q is neither table nor json", output)
+		if err := checkOutput(); err != nil {
+			return err
 		}
 		st, err := cluster.InspectSnapshot(args[0])
 		if err != nil {

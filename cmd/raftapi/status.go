@@ -37,11 +37,10 @@ and knows a leader). A member that does not answer is unhealthy.`,
 		Args: noArgs,
 	}
 	cf := addClientFlags(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
-	completeValues(cmd, "output", "table", "json")
+	checkOutput := outputFlag(cmd, &output, "table", "json")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if output != "table" && output != "json" {
-			return usagef("--output: %q is neither table nor json", output)
+		if err := checkOutput(); err != nil {
+			return err
 		}
 		c, err := newAdminClient(cf)
 		if err != nil {
