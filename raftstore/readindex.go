@@ -40,7 +40,15 @@ func (s *Store) readIndexOnce(ctx context.Context) (uint64, error) {
 	if addr == "" {
 		return 0, &Error{Code: ErrCodeUnavailable, Msg: "no leader for a consistent read", RetryAfter: time.Second, Err: errNotLeader}
 	}
-	reply, _, err := s.peers.call(ctx, string(addr), rpcReadIndex, nil)
+	callCtx, stop := whileLeader(ctx, addr, s.leaderAddr)
+	reply, _, err := s.peers.call(callCtx, string(addr), rpcReadIndex, nil)
+	changed := errors.Is(context.Cause(callCtx), errLeaderChanged)
+	stop()
+	if err != nil && changed {
+		// The leader asked is gone (a crashed host may never answer):
+		// ask the new one rather than wait out the round's timeout.
+		return 0, &Error{Code: ErrCodeUnavailable, Msg: "the leader changed during a read index", RetryAfter: time.Second, Err: errNotLeader}
+	}
 	if err != nil {
 		return 0, &Error{Code: ErrCodeUnavailable, Msg: "read index from leader", Err: err, RetryAfter: time.Second}
 	}
@@ -48,6 +56,41 @@ func (s *Store) readIndexOnce(ctx context.Context) (uint64, error) {
 		return 0, fromWire(reply.Err)
 	}
 	return reply.Index, nil
+}
+
+// errLeaderChanged cancels a call to a leader this node no longer follows.
+var errLeaderChanged = errors.New("raftstore: the leader changed")
+
+// leaderPoll is how often whileLeader looks at the leader.
+const leaderPoll = 50 * time.Millisecond
+
+// leaderAddr is the address of the leader this node knows, "" for none.
+func (s *Store) leaderAddr() raft.ServerAddress {
+	addr, _ := s.raft.LeaderWithID()
+	return addr
+}
+
+// whileLeader returns a context that ends with ctx, or with cause
+// errLeaderChanged once leader() is no longer addr, and a function that
+// releases it.
+func whileLeader(ctx context.Context, addr raft.ServerAddress, leader func() raft.ServerAddress) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		t := time.NewTicker(leaderPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if leader() != addr {
+					cancel(errLeaderChanged)
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // leaderReadIndex is the leader's half of ReadIndex: it needs an entry of
