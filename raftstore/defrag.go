@@ -8,6 +8,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Files of a data directory that Open creates.
@@ -57,7 +58,7 @@ func Defrag(dataDir string) ([]DefragResult, error) {
 func defragFile(path string) (DefragResult, error) {
 	r := DefragResult{File: path, Before: fileSize(path)}
 	src, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return r, ErrInUse
 	}
 	if err != nil {
