@@ -2,10 +2,12 @@ package raftstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
+	"net"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -50,9 +52,25 @@ func slogLevel(level hclog.Level, msg string) slog.Level {
 	return slog.LevelInfo
 }
 
+// closedConn reports whether args carry an error that only says a
+// connection was closed: raft's transport reports its reads failing so
+// when a node stops (its own connections closed) or a peer goes away,
+// which is no error of the cluster's.
+func closedConn(args []any) bool {
+	for _, a := range args {
+		if err, ok := a.(error); ok && (errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "use of closed network connection")) {
+			return true
+		}
+	}
+	return false
+}
+
 // Log implements hclog.Logger.
 func (h *hcLogger) Log(level hclog.Level, msg string, args ...any) {
 	lvl := slogLevel(level, msg)
+	if lvl >= slog.LevelWarn && closedConn(args) {
+		lvl = slog.LevelDebug
+	}
 	if !h.l.Enabled(context.Background(), lvl) {
 		return
 	}

@@ -14,7 +14,8 @@ import (
 
 // TestHCLogger checks that raft's log calls become one JSON record each,
 // with their key-value pairs as attributes in readable form, the
-// sub-logger's name, and levels that make a normal start quiet.
+// sub-logger's name, and levels that make a normal start and stop quiet
+// (a read on a closed connection is no error).
 func TestHCLogger(t *testing.T) {
 	var buf bytes.Buffer
 	h := newHCLogger(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})))
@@ -22,6 +23,7 @@ func TestHCLogger(t *testing.T) {
 	h.Named("snapshot").With("path", []byte("/d")).Warn("slow", "peer", &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 7}, "error", errors.New("boom"))
 	h.Warn("heartbeat timeout reached, starting election", "last-leader-id", "")
 	h.Debug("dropped below the level")
+	h.Error("failed to decode incoming command", "error", &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed})
 	h.StandardLogger(nil).Print("[ERR] raft-net: failed to accept")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	want := []map[string]any{
