@@ -30,10 +30,12 @@ func newHCLogger(l *slog.Logger) *hcLogger {
 
 // quietMessages are raft warnings that every normal start or join
 // produces: a node waits out one election timeout before it stands for
-// election, and a node waiting to be added knows no peers yet.
+// election, a node waiting to be added knows no peers yet, and a leader
+// finds where a new or restarted follower's log ends by stepping back.
 var quietMessages = map[string]bool{
 	"heartbeat timeout reached, starting election": true,
 	"no known peers, aborting election":            true,
+	"appendEntries rejected, sending older logs":   true,
 }
 
 // slogLevel maps an hclog level to slog's; raft's trace is debug.
