@@ -27,6 +27,8 @@ type apiSecurity struct {
 	// nodeClient is how this node calls other nodes' APIs (their status
 	// and members), authenticated as this node.
 	nodeClient *http.Client
+	// tokens are the bearer tokens of --token-auth-file (none without).
+	tokens staticTokens
 }
 
 // verifyClient verifies a client's certificate chain against the client
@@ -63,6 +65,11 @@ func newAPISecurity(cfg Config, auth *pki.Authority) (*apiSecurity, error) {
 	sec := &apiSecurity{clientCAs: clientCAs}
 	var cert tls.Certificate
 	var err error
+	if cfg.TokenAuthFile != "" {
+		if sec.tokens, err = loadTokenFile(cfg.TokenAuthFile, cfg.Logger); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case cfg.TLSCertFile != "" || cfg.TLSKeyFile != "":
 		if cfg.TLSCertFile == "" || cfg.TLSKeyFile == "" {

@@ -28,6 +28,7 @@ const (
 // User is who a request comes from.
 type User struct {
 	Name   string
+	UID    string
 	Groups []string
 }
 
@@ -43,9 +44,10 @@ func UserFrom(ctx context.Context) (User, bool) {
 
 // authenticate identifies the request's user as kube-apiserver does, in
 // its order: a client certificate the API's client CAs verified (common
-// name the user, organizations its groups), then a bearer token (no token
-// authenticator is configured, so any token is refused), then anonymous.
-// With plain HTTP every request is the all-powerful system:unsecured.
+// name the user, organizations its groups), then a bearer token (those of
+// --token-auth-file; any other is refused), then, unless --anonymous-auth
+// is off, anonymous. With plain HTTP every request is the all-powerful
+// system:unsecured.
 func (n *Node) authenticate(r *http.Request) (User, bool) {
 	if n.api.tls == nil {
 		return User{Name: insecureUser, Groups: []string{pki.AdminGroup, authenticated}}, true
@@ -58,7 +60,10 @@ func (n *Node) authenticate(r *http.Request) (User, bool) {
 		groups := append(slices.Clone(leaf.Subject.Organization), authenticated)
 		return User{Name: leaf.Subject.CommonName, Groups: groups}, true
 	}
-	if bearerToken(r) != "" {
+	if token := bearerToken(r); token != "" {
+		return n.api.tokens.authenticate(token)
+	}
+	if n.cfg.NoAnonymousAuth {
 		return User{}, false
 	}
 	return User{Name: anonymousUser, Groups: []string{unauthenticated}}, true

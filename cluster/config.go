@@ -68,6 +68,13 @@ type Config struct {
 	// besides the cluster CA (kube-apiserver's --client-ca-file): the
 	// common name is the user, the organizations its groups.
 	ClientCAFile string
+	// TokenAuthFile is kube-apiserver's --token-auth-file: a CSV file of
+	// bearer tokens, each with its user name, uid and groups.
+	TokenAuthFile string
+	// NoAnonymousAuth refuses requests that carry no credential with 401
+	// (kube-apiserver's --anonymous-auth=false) instead of serving them
+	// as system:anonymous.
+	NoAnonymousAuth bool
 	// TLSSANs are extra names (DNS names or IPs) for the serving
 	// certificate the node issues itself.
 	TLSSANs []string

@@ -21,6 +21,7 @@ import (
 // cluster.Config.
 type serveFlags struct {
 	initial, initialState, logLevel, logFormat, join, gossipKey, sans, tokenFile, configFile string
+	anonymousAuth                                                                            bool
 }
 
 // newServeCmd builds "raftapi serve".
@@ -93,6 +94,8 @@ first.`,
 	fs.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "API serving certificate (default: one the node issues from the cluster CA)")
 	fs.StringVar(&cfg.TLSKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "CA bundle whose client certificates the API accepts besides the cluster CA's (common name: user, organizations: groups)")
+	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "CSV file of bearer tokens for the API, as kube-apiserver's: token,user,uid,\"group1,group2\"")
+	fs.BoolVar(&sf.anonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous (group system:unauthenticated); false answers them 401")
 	fs.StringVar(&sf.sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
 	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
 	fs.BoolVar(&cfg.InsecureHTTPAnyAddress, "insecure-http-allow-any-address", false, "allow --insecure-http on a non-loopback address")
@@ -107,7 +110,7 @@ first.`,
 	for _, f := range []string{"data-dir"} {
 		_ = cmd.MarkFlagDirname(f)
 	}
-	for _, f := range []string{"token-file", "tls-cert-file", "tls-private-key-file", "client-ca-file", "encryption-provider-config", "peer-cert", "peer-key", "peer-ca", configFileFlag} {
+	for _, f := range []string{"token-file", "token-auth-file", "tls-cert-file", "tls-private-key-file", "client-ca-file", "encryption-provider-config", "peer-cert", "peer-key", "peer-ca", configFileFlag} {
 		_ = cmd.MarkFlagFilename(f)
 	}
 	return cmd
@@ -116,6 +119,7 @@ first.`,
 // apply parses the flags that need it into cfg.
 func (sf *serveFlags) apply(cfg *cluster.Config) error {
 	var err error
+	cfg.NoAnonymousAuth = !sf.anonymousAuth
 	switch sf.initialState {
 	case "new":
 	case "existing":
