@@ -30,6 +30,9 @@ type User struct {
 	Name   string
 	UID    string
 	Groups []string
+	// Extra is what the authenticator says besides (impersonation's
+	// Impersonate-Extra-KEY headers).
+	Extra map[string][]string
 }
 
 func (u User) in(group string) bool { return slices.Contains(u.Groups, group) }
@@ -82,12 +85,18 @@ func bearerToken(r *http.Request) string {
 
 // withAuth authenticates and authorizes every request before next serves
 // it: 401 for credentials that identify no one, 403 for a user the policy
-// refuses, both as kube-apiserver's Status.
+// refuses, both as kube-apiserver's Status. A request that impersonates
+// another user (impersonate) is authorized as that user.
 func (n *Node) withAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, ok := n.authenticate(r)
 		if !ok {
 			httpstatus.Write(w, apierrors.NewUnauthorized("Unauthorized"))
+			return
+		}
+		user, serr := impersonate(user, r)
+		if serr != nil {
+			httpstatus.Write(w, serr)
 			return
 		}
 		if err := authorize(user, r); err != nil {

@@ -19,8 +19,8 @@ import (
 // TestStaticTokenAuth starts a node with kube-apiserver's
 // --token-auth-file and --anonymous-auth=false: kubectl and client-go
 // authenticate with a token of the file, an unknown token is refused as
-// kube refuses it, and a request without credentials gets 401 even on
-// /livez.
+// kube refuses it, kubectl --as impersonates for the admin only, and a
+// request without credentials gets 401 even on /livez.
 func TestStaticTokenAuth(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.csv")
@@ -62,6 +62,21 @@ func TestStaticTokenAuth(t *testing.T) {
 	}
 	if out, err := kubectl("t-mallory", "get", "configmaps"); err == nil || !strings.Contains(out, "You must be logged in to the server") {
 		t.Fatalf("kubectl with an unknown token: %v\n%s", err, out)
+	}
+
+	// Impersonation: the admin may act as bob (and is then bob, who may
+	// not read the admin endpoints); alice may not impersonate.
+	asBob := exec.CommandContext(ctx, "kubectl", "--kubeconfig", nd.kubeconfig(), "--as", "bob", "--as-group", "dev", "get", "configmap", "by-alice", "-o", "name")
+	if out, err := asBob.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "configmap/by-alice" {
+		t.Fatalf("kubectl --as bob: %v\n%s", err, out)
+	}
+	out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", nd.kubeconfig(), "--as", "bob", "get", "--raw", "/raftapi/v1/status").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `Error from server (Forbidden): forbidden: User "bob" cannot get path "/raftapi/v1/status"`) {
+		t.Fatalf("the admin as bob reads /raftapi/v1/status: %v\n%s", err, out)
+	}
+	if out, err := kubectl("t-alice-0123456789", "--as", "bob", "get", "configmaps"); err == nil ||
+		!strings.Contains(out, `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`) {
+		t.Fatalf("alice impersonating bob: %v\n%s", err, out)
 	}
 
 	pool := rest.TLSClientConfig{CAData: caData}
