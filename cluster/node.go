@@ -164,6 +164,7 @@ func (n *Node) routes() http.Handler {
 	mux.Handle(LeavePath, n.leaveHandler())
 	mux.Handle(MembersPath, n.memberAdminHandler())
 	mux.Handle(MembersPath+"/", n.memberAdminHandler())
+	mux.Handle(SelfSubjectReviewPath, selfSubjectReviewHandler())
 	mux.Handle("/metrics", n.metrics.handler())
 	health := newHealth(n.store)
 	n.health = health

@@ -19,8 +19,9 @@ import (
 // TestStaticTokenAuth starts a node with kube-apiserver's
 // --token-auth-file and --anonymous-auth=false: kubectl and client-go
 // authenticate with a token of the file, an unknown token is refused as
-// kube refuses it, kubectl --as impersonates for the admin only, and a
-// request without credentials gets 401 even on /livez.
+// kube refuses it, kubectl --as impersonates for the admin only, kubectl
+// auth whoami names the caller, and a request without credentials gets 401
+// even on /livez.
 func TestStaticTokenAuth(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.csv")
@@ -77,6 +78,16 @@ func TestStaticTokenAuth(t *testing.T) {
 	if out, err := kubectl("t-alice-0123456789", "--as", "bob", "get", "configmaps"); err == nil ||
 		!strings.Contains(out, `users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope`) {
 		t.Fatalf("alice impersonating bob: %v\n%s", err, out)
+	}
+
+	// kubectl auth whoami, for a file token and for an impersonation.
+	if out, err := kubectl("t-alice-0123456789", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}/{.status.userInfo.uid}/{.status.userInfo.groups}"); err != nil ||
+		out != `alice/uid-1/["dev","ops","system:authenticated"]` {
+		t.Fatalf("kubectl auth whoami as alice: %v\n%s", err, out)
+	}
+	whoami, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", nd.kubeconfig(), "--as", "bob", "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}").CombinedOutput()
+	if err != nil || string(whoami) != "bob" {
+		t.Fatalf("kubectl auth whoami --as bob: %v\n%s", err, whoami)
 	}
 
 	pool := rest.TLSClientConfig{CAData: caData}
