@@ -75,6 +75,11 @@ type Config struct {
 	// (kube-apiserver's --anonymous-auth=false) instead of serving them
 	// as system:anonymous.
 	NoAnonymousAuth bool
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
+	// read-only and the mutating requests served at once (kube-apiserver's
+	// --max-requests-inflight and --max-mutating-requests-inflight);
+	// more get 429. Watches and system:masters are exempt. Zero: no limit.
+	MaxRequestsInflight, MaxMutatingRequestsInflight int
 	// TLSSANs are extra names (DNS names or IPs) for the serving
 	// certificate the node issues itself.
 	TLSSANs []string

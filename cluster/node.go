@@ -178,12 +178,13 @@ func (n *Node) routes() http.Handler {
 	n.runControllers(apiServer)
 	apiHandler := n.metrics.instrument(apiServer)
 	mux.Handle("/", apiHandler)
-	authed := n.withAuth(mux)
+	limit := newInflight(n.cfg.MaxRequestsInflight, n.cfg.MaxMutatingRequestsInflight)
+	authed := n.withAuth(limit.limit(mux))
 	// ServeMux would redirect a path with "..", "//" or "%2F" to its
 	// cleaned form with an HTML page; the API answers it with a Status.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsUncleanPath(r) {
-			n.withAuth(apiHandler).ServeHTTP(w, r)
+			n.withAuth(limit.limit(apiHandler)).ServeHTTP(w, r)
 			return
 		}
 		authed.ServeHTTP(w, r)

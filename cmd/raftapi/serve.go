@@ -96,6 +96,8 @@ first.`,
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "CA bundle whose client certificates the API accepts besides the cluster CA's (common name: user, organizations: groups)")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "CSV file of bearer tokens for the API, as kube-apiserver's: token,user,uid,\"group1,group2\"")
 	fs.BoolVar(&sf.anonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous (group system:unauthenticated); false answers them 401")
+	fs.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", cluster.DefaultMaxRequestsInflight, "read-only requests served at once; more get 429 TooManyRequests (watches and system:masters exempt; 0: no limit)")
+	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", cluster.DefaultMaxMutatingRequestsInflight, "mutating requests served at once; more get 429 TooManyRequests (system:masters exempt; 0: no limit)")
 	fs.StringVar(&sf.sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
 	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
 	fs.BoolVar(&cfg.InsecureHTTPAnyAddress, "insecure-http-allow-any-address", false, "allow --insecure-http on a non-loopback address")
