@@ -182,13 +182,13 @@ func (n *Node) routes() http.Handler {
 	authed := n.withAuth(limit.limit(mux))
 	// ServeMux would redirect a path with "..", "//" or "%2F" to its
 	// cleaned form with an HTML page; the API answers it with a Status.
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return withRecover(n.cfg.Logger, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsUncleanPath(r) {
 			n.withAuth(limit.limit(apiHandler)).ServeHTTP(w, r)
 			return
 		}
 		authed.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // runControllers runs the API's controllers until the node stops.
