@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -84,6 +85,23 @@ func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.Patch
 	}
 }
 
+// kube-apiserver's JSON patch limits: the operations of one patch, and the
+// bytes its copy operations may add in all (its JSONPatchMaxCopyBytes,
+// 3 MiB by default), without which a small patch of copies doubles an
+// object again and again in memory.
+const (
+	maxJSONPatchOperations = 10000
+	maxJSONPatchCopyBytes  = 3 << 20
+)
+
+// init sets json-patch's copy limit, a package variable, as kube-apiserver
+// does when it is built: never raising a lower limit set before.
+func init() {
+	if cur := atomic.LoadInt64(&jsonpatch.AccumulatedCopySizeLimit); cur <= 0 || cur > maxJSONPatchCopyBytes {
+		atomic.StoreInt64(&jsonpatch.AccumulatedCopySizeLimit, maxJSONPatchCopyBytes)
+	}
+}
+
 // applyPatch applies a patch of type pt to a stored object.
 func applyPatch(res *resource.Resource, pt types.PatchType, original, patch []byte) ([]byte, error) {
 	if !json.Valid(patch) {
@@ -94,6 +112,10 @@ func applyPatch(res *resource.Resource, pt types.PatchType, original, patch []by
 		p, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(p) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(
+				fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(p)))
 		}
 		out, err := p.Apply(original)
 		if err != nil {
