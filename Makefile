@@ -107,6 +107,20 @@ chaos-short: build build-chaos
 	$(BIN)/raftapi-chaos --binary $(BIN)/raftapi --name short --out $(CHAOS_OUT)/short --skip-unprivileged \
 		--nodes 3 --duration 75s --quiet 10s --faults kill,partition,pause --tolerate=$(CHAOS_SHORT_TOLERATE)
 
+# The Go fuzz targets, each for FUZZTIME; inputs that fail are written to
+# the package's testdata/fuzz/ and kept in the repository.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzDecodeContinue:./raftstore \
+	FuzzParseToken:./pki FuzzApplyPatch:./api/registry FuzzCustomResourceBody:./api/apiextensions
+
+## fuzz: run every fuzz target for FUZZTIME (default 10s)
+.PHONY: fuzz
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} ($${t#*:}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:}; \
+	done
+
 ## bench: the benchmarks of the state machine, store, API and cluster
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m ./fsm/... ./raftstore/... ./api/ ./cluster/
