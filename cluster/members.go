@@ -53,7 +53,7 @@ func suffrage(voter bool) string {
 // unhealthy.
 func (n *Node) fillStatus(m *api.Member) {
 	if m.Name == n.cfg.Name {
-		setStatus(m, n.store.Status())
+		setStatus(m, n.store.StatusWithDisk())
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)

@@ -97,7 +97,7 @@ func SaveSnapshot(ctx context.Context, client *http.Client, server, path string)
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return SnapshotInfo{}, fmt.Errorf("cluster: save snapshot: %w", err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := raftstore.SyncDir(filepath.Dir(path)); err != nil {
 		return SnapshotInfo{}, fmt.Errorf("cluster: save snapshot: %w", err)
 	}
 	return SnapshotInfo{Revision: rev, Size: size}, nil
@@ -138,15 +138,6 @@ func receive(f *os.File, resp *http.Response) (int64, error) {
 		err = cerr
 	}
 	return n, err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // RestoreConfig says how RestoreSnapshot prepares a data directory.

@@ -14,6 +14,6 @@ const StatusPath = "/raftapi/v1/status"
 func statusHandler(s *raftstore.Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(s.Status())
+		_ = json.NewEncoder(w).Encode(s.StatusWithDisk())
 	})
 }

@@ -93,15 +93,15 @@ func defragFile(path string) (DefragResult, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return r, fmt.Errorf("raftstore: defrag %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := SyncDir(filepath.Dir(path)); err != nil {
 		return r, err
 	}
 	r.After = fileSize(path)
 	return r, nil
 }
 
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes a rename or a new file in dir durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 // serveStatus answers a member's question about this node: its status and
 // what the embedding program says of it (Config.NodeInfo).
 func (s *Store) serveStatus(w http.ResponseWriter, _ *http.Request) {
-	st := s.Status()
+	st := s.StatusWithDisk()
 	reply := rpcReply{Status: &st}
 	if s.cfg.NodeInfo != nil {
 		if info := s.cfg.NodeInfo(); json.Valid(info) {

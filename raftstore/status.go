@@ -23,9 +23,10 @@ type Status struct {
 	LeaderChanges uint64    `json:"leaderChanges"`
 	Watchers      int       `json:"watchers"`
 	// StateBytes and LogBytes are the sizes of the state database and
-	// the raft log database on disk.
-	StateBytes int64 `json:"stateBytes"`
-	LogBytes   int64 `json:"logBytes"`
+	// the raft log database on disk: filled by StatusWithDisk only, as
+	// Status serves health checks many times a second.
+	StateBytes int64 `json:"stateBytes,omitempty"`
+	LogBytes   int64 `json:"logBytes,omitempty"`
 }
 
 // Status returns the node's current view.
@@ -43,9 +44,15 @@ func (s *Store) Status() Status {
 		LastContact:   s.raft.LastContact(),
 		LeaderChanges: s.leaderChanges.Load(),
 		Watchers:      s.hub.count(),
-		StateBytes:    fileSize(filepath.Join(s.cfg.DataDir, stateFile)),
-		LogBytes:      fileSize(filepath.Join(s.cfg.DataDir, logFile)),
 	}
+}
+
+// StatusWithDisk is Status with the sizes of the node's databases.
+func (s *Store) StatusWithDisk() Status {
+	st := s.Status()
+	st.StateBytes = fileSize(filepath.Join(s.cfg.DataDir, stateFile))
+	st.LogBytes = fileSize(filepath.Join(s.cfg.DataDir, logFile))
+	return st
 }
 
 // Name returns the node's name.

@@ -109,9 +109,7 @@ first.`,
 	completeValues(cmd, "log-level", "debug", "info", "warn", "error")
 	completeValues(cmd, "log-format", "text", "json")
 	completeValues(cmd, "initial-cluster-state", "new", "existing")
-	for _, f := range []string{"data-dir"} {
-		_ = cmd.MarkFlagDirname(f)
-	}
+	_ = cmd.MarkFlagDirname("data-dir")
 	for _, f := range []string{"token-file", "token-auth-file", "tls-cert-file", "tls-private-key-file", "client-ca-file", "encryption-provider-config", "peer-cert", "peer-key", "peer-ca", configFileFlag} {
 		_ = cmd.MarkFlagFilename(f)
 	}
