@@ -37,9 +37,11 @@ func NewCodecs(reg *resource.Registry) *Codecs {
 			seen[gv] = true
 			metav1.AddToGroupVersion(scheme, gv)
 		}
-		if r.Typed() {
-			scheme.AddKnownTypeWithName(gv.WithKind(r.Kind), r.New())
-			scheme.AddKnownTypeWithName(gv.WithKind(r.ListKind), r.NewList())
+		addTyped(scheme, seen, r)
+		for _, sub := range r.Subresources {
+			if sub.Body != nil {
+				addTyped(scheme, seen, sub.Body)
+			}
 		}
 	}
 	// The Scale of scale subresources.
@@ -60,6 +62,23 @@ func NewCodecs(reg *resource.Registry) *Codecs {
 		StrictYAML: jsonserializer.NewSerializerWithOptions(mf, scheme, scheme, jsonserializer.SerializerOptions{Yaml: true, Strict: true}),
 		Proto:      protobuf.NewSerializer(scheme, scheme),
 		ProtoRaw:   protobuf.NewRawSerializer(scheme, scheme),
+	}
+}
+
+// addTyped adds r's Go types, if it has them, to scheme under r's
+// group and version (a review has no list type).
+func addTyped(scheme *runtime.Scheme, seen map[schema.GroupVersion]bool, r *resource.Resource) {
+	if !r.Typed() {
+		return
+	}
+	gv := r.GroupVersion()
+	if !seen[gv] {
+		seen[gv] = true
+		metav1.AddToGroupVersion(scheme, gv)
+	}
+	scheme.AddKnownTypeWithName(gv.WithKind(r.Kind), r.New())
+	if r.NewList != nil {
+		scheme.AddKnownTypeWithName(gv.WithKind(r.ListKind), r.NewList())
 	}
 }
 

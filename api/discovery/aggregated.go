@@ -78,5 +78,8 @@ func subresourceKind(r *resource.Resource, sub *resource.Subresource) metav1.Gro
 		s := resource.ScaleResource(r)
 		return metav1.GroupVersionKind{Group: s.Group, Version: s.Version, Kind: s.Kind}
 	}
+	if b := sub.Body; b != nil { // a token subresource answers with its TokenRequest
+		return metav1.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind}
+	}
 	return metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 }

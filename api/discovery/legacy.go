@@ -72,7 +72,7 @@ func apiResourceList(gv groupVersion) *metav1.APIResourceList {
 
 // apiResource describes one resource in a legacy resource list.
 func apiResource(r *resource.Resource) metav1.APIResource {
-	return metav1.APIResource{
+	out := metav1.APIResource{
 		Name:               r.Plural,
 		SingularName:       r.Singular,
 		Namespaced:         r.Namespaced,
@@ -82,6 +82,10 @@ func apiResource(r *resource.Resource) metav1.APIResource {
 		Categories:         r.Categories,
 		StorageVersionHash: storageVersionHash(r),
 	}
+	if r.Review != nil {
+		out.StorageVersionHash = "" // a review is never stored
+	}
+	return out
 }
 
 // apiSubresource describes one subresource in a legacy resource list, as

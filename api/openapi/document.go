@@ -128,6 +128,11 @@ func (b *builder) defineResource(r *resource.Resource) resourceDefs {
 		d.object, d.list = b.defineUntyped(r)
 	case r.GoListType() != nil:
 		d.object, d.list = b.define(r.GoType()), b.define(r.GoListType())
+	case r.Review != nil:
+		// A review is only ever created: kube-apiserver defines no list.
+		d.object = b.define(r.GoType())
+		b.addGVK(d.object, r.GroupVersionKind())
+		return d
 	default:
 		d.object = b.define(r.GoType())
 		d.list = strings.TrimSuffix(d.object, r.GoType().Name()) + listKind(r)

@@ -59,6 +59,7 @@ func (s *Store) admitCreate(ctx context.Context, obj runtime.Object, ns string) 
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(s.res.GroupKind(), m.GetName(), errs)
 	}
+	fitManagedFields(s.res, obj)
 	return nil
 }
 
@@ -87,7 +88,18 @@ func (s *Store) admitUpdate(obj, old runtime.Object) error {
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(s.res.GroupKind(), m.GetName(), errs)
 	}
+	fitManagedFields(s.res, obj)
 	return nil
+}
+
+// admitHook asks the resource's own admission check (resource.AdmitFunc)
+// about a write of the resource itself, obj replacing old (nil on
+// create); subresource writes do not ask it.
+func (s *Store) admitHook(ctx context.Context, obj, old runtime.Object) error {
+	if s.sub != nil || s.res.Admit == nil {
+		return nil
+	}
+	return s.res.Admit(ctx, obj, old)
 }
 
 // validateSize enforces the resource's object size limit.

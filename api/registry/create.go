@@ -52,6 +52,9 @@ func (s *Store) storeNew(ctx context.Context, obj runtime.Object, ns string, gen
 			return nil, err
 		}
 	}
+	if err := s.admitHook(ctx, obj, nil); err != nil {
+		return nil, err
+	}
 	if wp.DryRun {
 		return s.dryRunCreate(ctx, obj)
 	}

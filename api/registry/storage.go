@@ -125,6 +125,7 @@ const (
 const (
 	Bookmark   = raftstore.Bookmark
 	WatchError = raftstore.WatchError
+	Deleted    = raftstore.Deleted
 )
 
 // IsNotFound reports whether a Storage error says the key does not exist.

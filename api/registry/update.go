@@ -123,6 +123,9 @@ func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.
 	if err := s.admitUpdate(obj, old); err != nil {
 		return nil, err
 	}
+	if err := s.admitHook(ctx, obj, old); err != nil {
+		return nil, err
+	}
 	if w, ok := s.strategy().(warner); ok {
 		addWarnings(wp, w.WarningsOnUpdate(obj, old))
 	}

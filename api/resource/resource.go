@@ -5,6 +5,7 @@
 package resource
 
 import (
+	"context"
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,7 +78,37 @@ type Resource struct {
 	// Warnings are sent as Warning headers with every response of the
 	// resource and its subresources (a deprecated version's).
 	Warnings []string
+
+	// Review, when set, makes the resource a review (an access review,
+	// TokenReview): its only verb is create, which answers with what
+	// Review computes and stores nothing. Verbs must be {"create"}.
+	Review ReviewFunc
+
+	// Admit, when set, may refuse a write of the resource's objects; see
+	// AdmitFunc.
+	Admit AdmitFunc
 }
+
+// AdmitFunc is a resource's own admission check, kube-apiserver's
+// policy-based storage (the RBAC kinds' escalation prevention) as a hook.
+//
+// The registry calls it on every create, update, patch and server-side
+// apply of the resource itself (not of its subresources), dry runs
+// included: after the strategy has prepared and validated the object and
+// the namespace admission has passed, before anything is stored. ctx is
+// the request's (request.UserFrom tells who sends it; no user means an
+// in-process caller). obj is the object as it would be stored, in the
+// resource's Go type (*unstructured.Unstructured for untyped resources),
+// with its namespace and name (a name generated from generateName is
+// drawn again if it collides); old is the stored object it replaces, nil
+// on create. An update retried after a conflict calls it again with the
+// newer old.
+//
+// A nil error admits the write; any other error refuses it and is
+// returned to the client as it is, so it should be a Status error
+// (apierrors.NewForbidden, ...). Implementations must not modify obj or
+// old, must be safe for concurrent use, and may read the store.
+type AdmitFunc func(ctx context.Context, obj, old runtime.Object) error
 
 // AllVerbs are the verbs of a fully served resource.
 var AllVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}

@@ -26,6 +26,12 @@ type Subresource struct {
 	// from the object, writes take a Scale and set the object's desired
 	// replicas. Strategy is not used.
 	Scale *Scale
+	// Create, when set, serves POST on the subresource (a service
+	// account's token): the body is decoded as Body's type and the answer
+	// is what Create returns, with 201. Verbs must be {"create"}.
+	Create SubresourceCreateFunc
+	// Body describes the type Create takes and returns (TokenRequest).
+	Body *Resource
 }
 
 // Scale locates the fields of an object a Scale subresource shows, as
