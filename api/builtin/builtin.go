@@ -17,5 +17,6 @@ func Resources() []*resource.Resource {
 		events(time.Now),
 		eventsV1(time.Now),
 		leases(),
+		roles(), clusterRoles(), roleBindings(), clusterRoleBindings(),
 	}
 }

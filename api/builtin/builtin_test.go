@@ -25,7 +25,7 @@ func TestResourcesNaming(t *testing.T) {
 		{"events.k8s.io", "Event", "events", "event", true, []string{"ev"}, []string{"Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count", "Name"}},
 		{"coordination.k8s.io", "Lease", "leases", "lease", true, nil, []string{"Holder"}},
 	}
-	if got, want := len(Resources()), len(tests); got != want {
+	if got, want := len(Resources()), len(tests)+len(rbacKinds); got != want {
 		t.Fatalf("Resources() has %d resources, want %d", got, want)
 	}
 	for _, tt := range tests {
