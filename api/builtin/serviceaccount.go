@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,6 +34,27 @@ func serviceAccounts() *resource.Resource {
 			},
 		},
 		ValidateName: apivalidation.NameIsDNSSubdomain,
+	}
+}
+
+// ServiceAccountToken is the token subresource of serviceaccounts:
+// POST .../serviceaccounts/NAME/token with an authentication.k8s.io/v1
+// TokenRequest, answered by create (a token for the service account).
+func ServiceAccountToken(create resource.SubresourceCreateFunc) resource.Subresource {
+	return resource.Subresource{Name: "token", Verbs: []string{"create"}, Create: create, Body: tokenRequests()}
+}
+
+// tokenRequests describes the authentication.k8s.io/v1 TokenRequest
+// objects the token subresource takes and answers with.
+func tokenRequests() *resource.Resource {
+	return &resource.Resource{
+		Group:      authenticationv1.GroupName,
+		Version:    "v1",
+		Kind:       "TokenRequest",
+		Plural:     "serviceaccounts",
+		Singular:   "serviceaccount",
+		Namespaced: true,
+		New:        func() runtime.Object { return &authenticationv1.TokenRequest{} },
 	}
 }
 
