@@ -25,6 +25,10 @@ type Scope struct {
 	// BookmarkInterval is how often a watch with allowWatchBookmarks gets
 	// a bookmark.
 	BookmarkInterval time.Duration
+	// WatchWriteTimeout bounds each watch event's write to the client: a
+	// watcher that stops reading is dropped, connection and all, once a
+	// write has waited that long. Zero means DefaultWatchWriteTimeout.
+	WatchWriteTimeout time.Duration
 }
 
 // pathVars returns the namespace and name of the request's path.

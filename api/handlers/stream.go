@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,12 +15,14 @@ import (
 )
 
 // stream writes watch events, flushed one by one: JSON lines of
-// {"type","object"}, or length-prefixed Protobuf WatchEvents.
+// {"type","object"}, or length-prefixed Protobuf WatchEvents. Each write
+// and its flush must finish within writeTimeout (see deadline).
 type stream struct {
 	enc     encoder
 	out     negotiation.Output
 	w       http.ResponseWriter
 	flusher http.Flusher
+	deadline
 	// columnsSent is set once a Table event carried the column
 	// definitions; later ones leave them out.
 	columnsSent bool
@@ -32,12 +35,23 @@ func (s *Scope) newStream(w http.ResponseWriter, out negotiation.Output) *stream
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Transfer-Encoding", "chunked")
-	w.WriteHeader(http.StatusOK)
 	f, _ := w.(http.Flusher)
+	st := &stream{enc: s.encoder(), out: out, w: w, flusher: f, deadline: newDeadline(w, s.watchWriteTimeout())}
+	st.arm()
+	defer st.disarm()
+	w.WriteHeader(http.StatusOK)
 	if f != nil {
 		f.Flush()
 	}
-	return &stream{enc: s.encoder(), out: out, w: w, flusher: f}
+	return st
+}
+
+// watchWriteTimeout is the scope's WatchWriteTimeout or its default.
+func (s *Scope) watchWriteTimeout() time.Duration {
+	if s.WatchWriteTimeout > 0 {
+		return s.WatchWriteTimeout
+	}
+	return DefaultWatchWriteTimeout
 }
 
 // send writes one event holding a stored object (or bookmark object).
@@ -102,6 +116,8 @@ func (s *stream) sendStatus(st *metav1.Status) bool {
 }
 
 func (s *stream) write(typ string, obj []byte) bool {
+	s.arm()
+	defer s.disarm()
 	var err error
 	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
 		err = s.writeProtobuf(typ, obj)

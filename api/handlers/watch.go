@@ -39,6 +39,9 @@ func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns strin
 	}
 	defer wr.Watcher.Stop()
 	st := s.newStream(w, out)
+	// The server ends the response after the handler returns: bound that
+	// last write too.
+	defer st.arm()
 	for _, it := range wr.Initial {
 		if !st.send("ADDED", it.Data) {
 			return

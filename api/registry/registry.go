@@ -57,7 +57,7 @@ func New(resources *resource.Registry, storage Storage, opts Options) *Registry 
 		opts.NamespaceDeleting = func() {}
 	}
 	r := &Registry{
-		resources: resources, storage: storage, opts: opts,
+		resources: resources, storage: limitObjectSize(storage), opts: opts,
 		fields: newFieldManagers(resources), stores: map[storeKey]*Store{},
 	}
 	r.codecs.Store(codec.NewCodecs(resources))
