@@ -42,9 +42,7 @@ func TestRegisterWhileServing(t *testing.T) {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { cancel(); hs.Close(); <-done })
 	s := &testServer{URL: hs.URL}
-	waitFor(t, "namespace default", func() bool {
-		return s.do(t, http.MethodGet, "/api/v1/namespaces/default", nil).Code == http.StatusOK
-	})
+	waitFor(t, "system namespaces and custom resource paths", func() bool { return srv.SystemNamespacesReady() == nil })
 	const coll = "/apis/example.raftapi.io/v1/namespaces/default/widgets"
 	s.do(t, http.MethodGet, coll, nil).wantStatus(t, http.StatusNotFound, "NotFound")
 

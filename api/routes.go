@@ -60,7 +60,8 @@ func (s *Server) scope(res *resource.Resource, sub *resource.Subresource) *handl
 			served = resource.ScaleResource(res)
 		}
 	}
-	return &handlers.Scope{Store: store, Resource: served, Codecs: s.registry.Codecs(), Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval}
+	return &handlers.Scope{Store: store, Resource: served, Codecs: s.registry.Codecs(), Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval,
+		WatchWriteTimeout: s.opts.WatchWriteTimeout}
 }
 
 // route binds one path and method to h when the resource serves verb.
@@ -94,6 +95,10 @@ func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
 		scoped = base + "/namespaces/{namespace}/" + res.Plural
 		routes = append(routes, route{"list", http.MethodGet, base + "/" + res.Plural, handlers.List(sc)})
 	}
+	if res.Review != nil {
+		handle(router, res, []route{{"create", http.MethodPost, scoped, handlers.Review(sc)}})
+		return
+	}
 	item := scoped + "/{name}"
 	routes = append(routes,
 		route{"list", http.MethodGet, scoped, handlers.List(sc)},
@@ -113,8 +118,13 @@ func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
 func (s *Server) subresourceRoutes(router *mux.Router, res *resource.Resource, item string) {
 	for i := range res.Subresources {
 		sub := &res.Subresources[i]
-		sc := s.scope(res, sub)
 		p := item + "/" + sub.Name
+		if sub.Create != nil {
+			sc := &handlers.Scope{Resource: sub.Body, Codecs: s.registry.Codecs(), Now: s.opts.Now}
+			router.HandleFunc(p, handlers.WithWarnings(res.Warnings, handlers.SubresourceCreate(sc, sub.Create))).Methods(http.MethodPost)
+			continue
+		}
+		sc := s.scope(res, sub)
 		var routes []route
 		for _, verb := range sub.ServedVerbs() {
 			switch verb {
