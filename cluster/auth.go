@@ -2,15 +2,15 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/raftapi/raftapi/api/httpstatus"
+	"github.com/raftapi/raftapi/api/request"
 	"github.com/raftapi/raftapi/pki"
 )
 
@@ -37,6 +37,11 @@ type User struct {
 
 func (u User) in(group string) bool { return slices.Contains(u.Groups, group) }
 
+// info is u as k8s.io/apiserver's authorizers and audit see a user.
+func (u User) info() user.Info {
+	return &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+}
+
 type userKey struct{}
 
 // UserFrom returns the user authenticate stored in ctx.
@@ -48,7 +53,8 @@ func UserFrom(ctx context.Context) (User, bool) {
 // authenticate identifies the request's user as kube-apiserver does, in
 // its order: a client certificate the API's client CAs verified (common
 // name the user, organizations its groups), then a bearer token (those of
-// --token-auth-file; any other is refused), then, unless --anonymous-auth
+// --token-auth-file, then service-account tokens; any other is refused,
+// see tokenChain), then, unless --anonymous-auth
 // is off, anonymous. With plain HTTP every request is the all-powerful
 // system:unsecured.
 func (n *Node) authenticate(r *http.Request) (User, bool) {
@@ -64,7 +70,7 @@ func (n *Node) authenticate(r *http.Request) (User, bool) {
 		return User{Name: leaf.Subject.CommonName, Groups: groups}, true
 	}
 	if token := bearerToken(r); token != "" {
-		return n.api.tokens.authenticate(token)
+		return n.authenticateToken(r.Context(), token)
 	}
 	if n.cfg.NoAnonymousAuth {
 		return User{}, false
@@ -94,64 +100,16 @@ func (n *Node) withAuth(next http.Handler) http.Handler {
 			httpstatus.Write(w, apierrors.NewUnauthorized("Unauthorized"))
 			return
 		}
-		user, serr := impersonate(user, r)
+		user, serr := n.impersonateAudited(user, r)
 		if serr != nil {
 			httpstatus.Write(w, serr)
 			return
 		}
-		if err := authorize(user, r); err != nil {
+		if err := n.authorize(user, r); err != nil {
 			httpstatus.Write(w, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, user)))
+		ctx := context.WithValue(r.Context(), userKey{}, user)
+		next.ServeHTTP(w, r.WithContext(request.WithUser(ctx, user.info())))
 	})
-}
-
-// publicPaths are the non-resource paths kube-apiserver's bootstrap policy
-// (system:public-info-viewer) opens to everyone, authenticated or not;
-// single checks such as /readyz/raft-leader are not among them.
-var publicPaths = map[string]bool{"/livez": true, "/readyz": true, "/healthz": true, "/version": true, "/version/": true}
-
-func isPublic(path string) bool { return publicPaths[path] }
-
-// authorize is the node's policy until role-based access control exists:
-// system:masters may do anything; the health and version paths are open to
-// all; the admin endpoints (/raftapi/v1/...) and the cluster's members
-// (raftapi.io) are for system:masters only, /metrics for them and
-// system:monitoring; everything else is open to every authenticated user
-// and closed to anonymous ones.
-func authorize(u User, r *http.Request) *apierrors.StatusError {
-	path := r.URL.Path
-	switch {
-	case u.in(pki.AdminGroup), isPublic(path):
-		return nil
-	case strings.HasPrefix(path, "/raftapi/"), strings.HasPrefix(path, "/apis/raftapi.io/v1/"):
-	case path == "/metrics":
-		if u.in(monitoringGroup) {
-			return nil
-		}
-	case u.in(authenticated):
-		return nil
-	}
-	return forbidden(u, r)
-}
-
-// forbidden is kube-apiserver's 403 for a request the authorizer refused.
-func forbidden(u User, r *http.Request) *apierrors.StatusError {
-	info := parseRequestInfo(r)
-	if info.resource == "" {
-		return apierrors.NewForbidden(schema.GroupResource{}, "",
-			fmt.Errorf("User %q cannot %s path %q", u.Name, strings.ToLower(r.Method), r.URL.Path))
-	}
-	resource := info.resource
-	if info.subresource != "" {
-		resource += "/" + info.subresource
-	}
-	var msg string
-	if info.namespace != "" {
-		msg = fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", u.Name, info.authzVerb(), resource, info.group, info.namespace)
-	} else {
-		msg = fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", u.Name, info.authzVerb(), resource, info.group)
-	}
-	return apierrors.NewForbidden(schema.GroupResource{Group: info.group, Resource: info.resource}, info.name, fmt.Errorf("%s", msg))
 }

@@ -25,7 +25,7 @@ func TestAuthorization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &Node{api: &apiSecurity{tls: &tls.Config{}, clientCAs: own.CA.Pool()}}
+	n := &Node{api: &apiSecurity{tls: &tls.Config{}, clientCAs: own.CA.Pool()}, authz: testPolicy()}
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, _ := UserFrom(r.Context())
 		w.Header().Set("X-User", u.Name)
@@ -113,7 +113,7 @@ func TestAuthorization(t *testing.T) {
 // as kube-apiserver's old insecure port did, and that it is refused on a
 // non-loopback address unless asked for twice.
 func TestInsecureHTTPIsPrivileged(t *testing.T) {
-	n := &Node{api: &apiSecurity{}}
+	n := &Node{api: &apiSecurity{}, authz: testPolicy()}
 	var user User
 	h := n.withAuth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { user, _ = UserFrom(r.Context()) }))
 	w := httptest.NewRecorder()

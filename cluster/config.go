@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/raftapi/raftapi/api/audit"
 )
 
 // Config configures one node.
@@ -71,15 +73,49 @@ type Config struct {
 	// TokenAuthFile is kube-apiserver's --token-auth-file: a CSV file of
 	// bearer tokens, each with its user name, uid and groups.
 	TokenAuthFile string
+	// ServiceAccountIssuers are kube-apiserver's --service-account-issuer:
+	// the "iss" claims of service-account tokens accepted, the first the
+	// one new tokens carry. Default DefaultServiceAccountIssuer.
+	ServiceAccountIssuers []string
+	// ServiceAccountSigningKeyFile (--service-account-signing-key-file)
+	// is a PEM private key, EC or RSA, that signs service-account tokens
+	// instead of the key the cluster token derives.
+	ServiceAccountSigningKeyFile string
+	// ServiceAccountKeyFiles (--service-account-key-file) hold PEM keys,
+	// public or private, that also verify service-account tokens.
+	ServiceAccountKeyFiles []string
+	// APIAudiences (--api-audiences) are the audiences a token used
+	// against the API must name one of. Default the issuers.
+	APIAudiences []string
+	// ServiceAccountMaxTokenExpiration
+	// (--service-account-max-token-expiration) caps the lifetime of the
+	// tokens TokenRequest issues; zero: no cap.
+	ServiceAccountMaxTokenExpiration time.Duration
+	// ServiceAccountJWKSURI (--service-account-jwks-uri) is the jwks_uri
+	// of the discovery document; default the issuer's /openid/v1/jwks.
+	ServiceAccountJWKSURI string
 	// NoAnonymousAuth refuses requests that carry no credential with 401
 	// (kube-apiserver's --anonymous-auth=false) instead of serving them
 	// as system:anonymous.
 	NoAnonymousAuth bool
+	// AuthorizationModes is kube-apiserver's --authorization-mode: the
+	// authorizers asked in order (RBAC, AlwaysAllow, AlwaysDeny); empty
+	// means RBAC. system:masters may always do everything.
+	AuthorizationModes []string
 	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
 	// read-only and the mutating requests served at once (kube-apiserver's
 	// --max-requests-inflight and --max-mutating-requests-inflight);
 	// more get 429. Watches and system:masters are exempt. Zero: no limit.
 	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	// RequestTimeout is kube-apiserver's --request-timeout: how long a
+	// request other than a watch may take, body included, before it is
+	// answered 504 Timeout (a request's ?timeout= may ask for less).
+	// Zero means DefaultRequestTimeout; negative is refused.
+	RequestTimeout time.Duration
+	// WatchWriteTimeout bounds each watch event's write to its client: a
+	// watcher that stops reading is dropped, connection and all, once a
+	// write has waited that long. Zero means 30 seconds.
+	WatchWriteTimeout time.Duration
 	// TLSSANs are extra names (DNS names or IPs) for the serving
 	// certificate the node issues itself.
 	TLSSANs []string
@@ -93,6 +129,11 @@ type Config struct {
 	// file (--encryption-provider-config): the resources it names are
 	// encrypted before they enter the raft log.
 	EncryptionProviderConfig string
+
+	// Audit is kube-apiserver's auditing (--audit-policy-file,
+	// --audit-log-path, --audit-log-*): requests are recorded only with
+	// both a policy file and a log path.
+	Audit audit.Options
 
 	// PeerCertFile, PeerKeyFile and PeerCAFile replace the peer
 	// certificates derived from the token: every node presents its
@@ -118,6 +159,9 @@ func (c Config) withDefaults() Config {
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir
 	}
+	if len(c.AuthorizationModes) == 0 {
+		c.AuthorizationModes = []string{ModeRBAC}
+	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen
 	}
@@ -130,6 +174,9 @@ func (c Config) withDefaults() Config {
 	if c.ReconcileInterval <= 0 {
 		c.ReconcileInterval = time.Second
 	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -138,6 +185,15 @@ func (c Config) withDefaults() Config {
 
 // validate refuses settings no node could run with.
 func (c Config) validate() error {
+	if c.RequestTimeout < 0 {
+		return fmt.Errorf("cluster: --request-timeout can not be negative value")
+	}
+	if err := validateModes(c.AuthorizationModes); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if err := validateAudit(c.Audit); err != nil {
+		return err
+	}
 	if c.PeerAdvertise == "" && (c.multiNode() || c.gossipEnabled()) && wildcard(c.PeerListen) {
 		return fmt.Errorf("cluster: --peer-listen %s is a wildcard address other nodes cannot dial: give --peer-advertise HOST:PORT", c.PeerListen)
 	}

@@ -27,6 +27,9 @@ import (
 //     index). Once passed it stays passed.
 //   - poststarthook/system-namespaces: default, kube-system, kube-public
 //     and kube-node-lease exist. Once passed it stays passed.
+//   - poststarthook/rbac/bootstrap-roles: the node's RBAC authorizer has
+//     loaded the roles and bindings it holds, and they include the default
+//     policy. Once passed it stays passed.
 //
 // /livez runs ping and raft; /readyz and /healthz run them all, so a node
 // cut off from its quorum is alive but not ready.
@@ -39,6 +42,10 @@ type health struct {
 	// by setSystemNamespaces before serving.
 	namespaces   func() error
 	namespacesOK atomic.Bool
+	// rbac reports whether the node authorizes with its roles; set once
+	// before serving.
+	rbac   func() error
+	rbacOK atomic.Bool
 }
 
 // healthPoll is how often the node looks for a leader before it has
@@ -88,7 +95,8 @@ func (h *health) checks(endpoint string) []check {
 		return live
 	case "readyz", "healthz":
 		return append(live, check{"raft-leader", h.leaderKnown}, check{"raft-caught-up", h.caughtUpOnce},
-			check{"poststarthook/system-namespaces", h.systemNamespaces})
+			check{"poststarthook/system-namespaces", h.systemNamespaces},
+			check{"poststarthook/rbac/bootstrap-roles", func() error { return passOnce(&h.rbacOK, h.rbac) }})
 	}
 	return nil
 }
@@ -200,13 +208,17 @@ func quotedKeys(m map[string]bool) string {
 }
 
 // systemNamespaces passes once the system namespaces have been seen.
-func (h *health) systemNamespaces() error {
-	if h.namespacesOK.Load() || h.namespaces == nil {
+func (h *health) systemNamespaces() error { return passOnce(&h.namespacesOK, h.namespaces) }
+
+// passOnce runs check until it passes once, recorded in ok; a nil check
+// passes.
+func passOnce(ok *atomic.Bool, check func() error) error {
+	if ok.Load() || check == nil {
 		return nil
 	}
-	if err := h.namespaces(); err != nil {
+	if err := check(); err != nil {
 		return err
 	}
-	h.namespacesOK.Store(true)
+	ok.Store(true)
 	return nil
 }

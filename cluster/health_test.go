@@ -72,7 +72,7 @@ func TestReadyzWithoutQuorum(t *testing.T) {
 	if code, body := httpDo(t, n, http.MethodGet, "/readyz?verbose", ""); !strings.Contains(body, "[-]raft-caught-up failed: reason withheld\n") {
 		t.Errorf("/readyz: %d, want raft-caught-up failed:\n%s", code, body)
 	}
-	code, body := httpDo(t, n, http.MethodGet, "/readyz?exclude=raft-leader&exclude=raft-caught-up&exclude=poststarthook/system-namespaces", "")
+	code, body := httpDo(t, n, http.MethodGet, "/readyz?exclude=raft-leader&exclude=raft-caught-up&exclude=poststarthook/system-namespaces&exclude=poststarthook/rbac/bootstrap-roles", "")
 	if code != http.StatusOK || body != "ok" {
 		t.Errorf("/readyz excluding the raft checks: %d %q", code, body)
 	}

@@ -10,8 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/raftapi/raftapi/pki"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 )
 
 // Kubernetes' impersonation headers.
@@ -39,9 +38,8 @@ const authenticationGroup = "authentication.k8s.io"
 // as the user asked for, with the groups asked for plus
 // system:authenticated (system:unauthenticated for system:anonymous).
 // Groups, a uid or extras without a user are an error (500, as kube). It
-// returns u itself when the request impersonates no one. Until role-based
-// access control exists only system:masters may impersonate.
-func impersonate(u User, r *http.Request) (User, *apierrors.StatusError) {
+// returns u itself when the request impersonates no one.
+func (n *Node) impersonate(u User, r *http.Request) (User, *apierrors.StatusError) {
 	h := r.Header
 	name := h.Get(impersonateUser)
 	groups := h.Values(impersonateGroup)
@@ -54,7 +52,7 @@ func impersonate(u User, r *http.Request) (User, *apierrors.StatusError) {
 		return u, nil
 	}
 	for _, imp := range impersonations(name, groups, uid, extra) {
-		if !u.in(pki.AdminGroup) {
+		if !n.allowed(r.Context(), imp.attributes(u)) {
 			return u, impersonationForbidden(u, imp)
 		}
 	}
@@ -138,6 +136,14 @@ func requested(groups []string, uid string, extra map[string][]string) []string 
 		}
 	}
 	return out
+}
+
+// attributes are the authorization request of impersonating imp: verb
+// impersonate on its resource (userextras/KEY is the subresource KEY).
+func (imp impersonation) attributes(u User) authorizer.AttributesRecord {
+	resource, sub, _ := strings.Cut(imp.resource, "/")
+	return authorizer.AttributesRecord{User: u.info(), Verb: "impersonate", ResourceRequest: true,
+		APIGroup: imp.group, Resource: resource, Subresource: sub, Namespace: imp.namespace, Name: imp.name}
 }
 
 // impersonationForbidden is kube-apiserver's 403 for a refused

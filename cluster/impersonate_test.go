@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// TestImpersonation: system:masters may act as another user, with groups,
+// TestImpersonation: system:masters, and whoever the policy lets
+// impersonate, may act as another user, with groups,
 // uid and extras, and is then authorized as that user; anyone else gets
 // kube's 403 for the first thing refused; groups without a user are
 // kube's error.
@@ -17,7 +18,8 @@ func TestImpersonation(t *testing.T) {
 	n := &Node{api: &apiSecurity{tls: &tls.Config{}, tokens: staticTokens{
 		"t-admin": {Name: "root", Groups: []string{"system:masters"}},
 		"t-alice": {Name: "alice"},
-	}}}
+		"t-carol": {Name: "carol", Groups: []string{"impersonators"}},
+	}}, authz: testPolicy()}
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, _ := UserFrom(r.Context())
 		b, _ := json.Marshal(u)
@@ -43,6 +45,10 @@ func TestImpersonation(t *testing.T) {
 			`users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope`},
 		{"alice may not as a service account", "t-alice", "/api/v1/namespaces", map[string][]string{"Impersonate-User": {"system:serviceaccount:ns1:sa1"}}, 403,
 			`serviceaccounts \"sa1\" is forbidden: User \"alice\" cannot impersonate resource \"serviceaccounts\" in API group \"\" in the namespace \"ns1\"`},
+		{"carol may by policy", "t-carol", "/api/v1/namespaces", map[string][]string{"Impersonate-User": {"dave"}, "Impersonate-Group": {"dev"}}, 200,
+			`{"Name":"dave","UID":"","Groups":["dev","system:authenticated"],"Extra":null}`},
+		{"carol may not as a group the policy refuses", "t-carol", "/api/v1/namespaces", map[string][]string{"Impersonate-User": {"dave"}, "Impersonate-Group": {"system:masters"}}, 403,
+			`groups \"system:masters\" is forbidden: User \"carol\" cannot impersonate resource \"groups\" in API group \"\" at the cluster scope`},
 		{"group without user", "t-admin", "/api/v1/namespaces", map[string][]string{"Impersonate-Group": {"dev"}}, 500,
 			`requested [Impersonate-Group=dev] without impersonating a user`},
 	} {

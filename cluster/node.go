@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/raftapi/raftapi/api"
+	"github.com/raftapi/raftapi/api/audit"
 	"github.com/raftapi/raftapi/api/encryption"
 	"github.com/raftapi/raftapi/raftstore"
 )
@@ -39,10 +40,16 @@ type Node struct {
 	kubeconfig string
 	encryption *encryption.Config
 	health     *health
-	done       chan error
-	stop       chan struct{}
-	wg         sync.WaitGroup
-	leaving    atomic.Bool // set by Leave: stop announcing and reconciling
+	// sa issues and verifies service-account tokens.
+	sa *serviceAccounts
+	// authz decides what each request's user may do.
+	authz *unionAuthorizer
+	// audit records the requests served (--audit-policy-file).
+	audit   *audit.Auditor
+	done    chan error
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	leaving atomic.Bool // set by Leave: stop announcing and reconciling
 
 	stopOnce sync.Once
 	stopErr  error
@@ -61,7 +68,7 @@ func Start(c Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, api: sec.api, done: make(chan error, 1), stop: make(chan struct{})}
+	n := &Node{cfg: cfg, api: sec.api, sa: sec.sa, done: make(chan error, 1), stop: make(chan struct{})}
 	if cfg.EncryptionProviderConfig != "" {
 		if n.encryption, err = encryption.LoadFile(cfg.EncryptionProviderConfig); err != nil {
 			return nil, fmt.Errorf("cluster: --encryption-provider-config: %w", err)
@@ -88,7 +95,14 @@ func Start(c Config) (*Node, error) {
 		store.Close()
 		return nil, err
 	}
-	n.http = &http.Server{Handler: n.routes(), ReadHeaderTimeout: 30 * time.Second,
+	if n.audit, err = newAuditor(cfg); err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
+	// Requests other than watches get a deadline (withRequestTimeout)
+	// around the serving chain, which recovers its panics.
+	n.http = &http.Server{Handler: withRequestTimeout(cfg.RequestTimeout, n.routes()), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
 		// The server's own errors are mostly failed TLS handshakes of
 		// probes and scanners: debug, in the node's log format.
 		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
@@ -164,17 +178,27 @@ func (n *Node) routes() http.Handler {
 	mux.Handle(LeavePath, n.leaveHandler())
 	mux.Handle(MembersPath, n.memberAdminHandler())
 	mux.Handle(MembersPath+"/", n.memberAdminHandler())
-	mux.Handle(SelfSubjectReviewPath, selfSubjectReviewHandler())
 	mux.Handle("/metrics", n.metrics.handler())
 	health := newHealth(n.store)
 	n.health = health
+	n.authz = &unionAuthorizer{modes: n.cfg.AuthorizationModes}
 	apiServer := api.NewServer(n.store, api.Options{
-		Health:     health,
-		Members:    n,
-		Encryption: n.encryption,
-		Logger:     n.cfg.Logger,
+		Authorizer:    n.authz,
+		BootstrapRBAC: n.authz.uses(ModeRBAC),
+		Health:        health,
+		Members:       n,
+		Encryption:    n.encryption,
+		Logger:        n.cfg.Logger,
+
+		ServiceAccounts: n.sa.apiOptions(n),
+
+		WatchWriteTimeout: n.cfg.WatchWriteTimeout,
 	})
 	health.namespaces = apiServer.SystemNamespacesReady
+	n.sa.auth = apiServer.ServiceAccountAuthenticator()
+	n.sa.mountDiscovery(mux, n)
+	n.authz.rbac = apiServer.RBAC()
+	health.rbac = n.rbacReady(apiServer)
 	n.runControllers(apiServer)
 	apiHandler := n.metrics.instrument(apiServer)
 	mux.Handle("/", apiHandler)
@@ -182,13 +206,13 @@ func (n *Node) routes() http.Handler {
 	authed := n.withAuth(limit.limit(mux))
 	// ServeMux would redirect a path with "..", "//" or "%2F" to its
 	// cleaned form with an HTML page; the API answers it with a Status.
-	return withRecover(n.cfg.Logger, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return withRecover(n.cfg.Logger, n.audit.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsUncleanPath(r) {
 			n.withAuth(limit.limit(apiHandler)).ServeHTTP(w, r)
 			return
 		}
 		authed.ServeHTTP(w, r)
-	}))
+	})))
 }
 
 // runControllers runs the API's controllers until the node stops.
@@ -264,7 +288,7 @@ func (n *Node) Stop(ctx context.Context) error {
 		if n.gossip != nil {
 			gerr = n.gossip.shutdown()
 		}
-		n.stopErr = errors.Join(herr, gerr, n.store.Close())
+		n.stopErr = errors.Join(herr, gerr, n.store.Close(), n.audit.Close())
 	})
 	return n.stopErr
 }

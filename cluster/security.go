@@ -7,6 +7,8 @@ const minSecretLen = 16
 type security struct {
 	peer *peerSecurity
 	api  *apiSecurity
+	// sa issues and verifies service-account tokens.
+	sa *serviceAccounts
 }
 
 // setUpSecurity makes the data directory private, resolves the cluster's
@@ -33,6 +35,9 @@ func setUpSecurity(cfg *Config) (*security, error) {
 		return nil, err
 	}
 	if sec.api, err = newAPISecurity(*cfg, auth); err != nil {
+		return nil, err
+	}
+	if sec.sa, err = newServiceAccounts(*cfg, auth, sec.api); err != nil {
 		return nil, err
 	}
 	if len(cfg.GossipKey) == 0 {

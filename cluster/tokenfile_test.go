@@ -78,7 +78,7 @@ func TestTokenAndAnonymousAuth(t *testing.T) {
 		{"anonymous off, file token", "t-alice", "/livez", true, 200, "alice|uid-1|dev,ops,system:authenticated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := &Node{cfg: Config{NoAnonymousAuth: tc.noAnonymous}, api: &apiSecurity{tls: &tls.Config{}, tokens: tokens}}
+			n := &Node{cfg: Config{NoAnonymousAuth: tc.noAnonymous}, api: &apiSecurity{tls: &tls.Config{}, tokens: tokens}, authz: testPolicy()}
 			r := httptest.NewRequest(http.MethodGet, tc.path, nil)
 			if tc.token != "" {
 				r.Header.Set("Authorization", "Bearer "+tc.token)

@@ -2,10 +2,13 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -51,7 +54,8 @@ func TestWildcardAddresses(t *testing.T) {
 }
 
 // TestClientKubeconfig: a kubeconfig made from the token alone, for
-// another user, is trusted by a running node, which sees that user; a
+// another user, is trusted by a running node, which sees that user (a
+// SelfSubjectReview, which the default policy lets anyone make); a
 // wrong token's CA is not.
 func TestClientKubeconfig(t *testing.T) {
 	n := startSingleNode(t)
@@ -71,13 +75,17 @@ func TestClientKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := hc.Get(baseURL(n) + "/api/v1/namespaces")
+	resp, err := hc.Post(baseURL(n)+"/apis/authentication.k8s.io/v1/selfsubjectreviews", "application/json",
+		strings.NewReader(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var review authenticationv1.SelfSubjectReview
+	err = json.NewDecoder(resp.Body).Decode(&review)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("alice lists namespaces: %s", resp.Status)
+	if resp.StatusCode != http.StatusCreated || err != nil || review.Status.UserInfo.Username != "alice" ||
+		!slices.Contains(review.Status.UserInfo.Groups, "dev") {
+		t.Fatalf("alice's SelfSubjectReview: %s %v %+v", resp.Status, err, review.Status.UserInfo)
 	}
 	if _, err := ClientKubeconfig("K10"+strings.Repeat("0", 64)+"::server:"+"other-secret-0123456789", baseURL(n), "", nil); err == nil {
 		t.Fatal("a token whose CA hash does not match its secret was accepted")

@@ -96,12 +96,24 @@ first.`,
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "", "CA bundle whose client certificates the API accepts besides the cluster CA's (common name: user, organizations: groups)")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "CSV file of bearer tokens for the API, as kube-apiserver's: token,user,uid,\"group1,group2\"")
 	fs.BoolVar(&sf.anonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous (group system:unauthenticated); false answers them 401")
+	fs.StringSliceVar(&cfg.ServiceAccountIssuers, "service-account-issuer", []string{cluster.DefaultServiceAccountIssuer}, "issuer (\"iss\" claim) of service-account tokens; repeat to also accept tokens of former issuers (the first one signs)")
+	fs.StringVar(&cfg.ServiceAccountSigningKeyFile, "service-account-signing-key-file", "", "PEM private key (EC or RSA) that signs service-account tokens (default: the key the cluster token derives, the same on every node)")
+	fs.StringSliceVar(&cfg.ServiceAccountKeyFiles, "service-account-key-file", nil, "PEM file of public or private keys (EC or RSA) that also verify service-account tokens; repeatable")
+	fs.StringSliceVar(&cfg.APIAudiences, "api-audiences", nil, "audiences of the API: a service-account token used against it must name one of them (default: the service-account issuers)")
+	fs.DurationVar(&cfg.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "longest lifetime of a token TokenRequest issues (1h to 2^32s); longer requests are shortened to it (0: no limit)")
+	fs.StringVar(&cfg.ServiceAccountJWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (an https URL; default: the issuer's /openid/v1/jwks)")
+	for _, f := range []string{"service-account-signing-key-file", "service-account-key-file"} {
+		_ = cmd.MarkFlagFilename(f)
+	}
+	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{cluster.ModeRBAC}, "ordered list of authorizers: RBAC, AlwaysAllow (development only: every authenticated or anonymous request may do anything), AlwaysDeny; system:masters may always do everything")
 	fs.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", cluster.DefaultMaxRequestsInflight, "read-only requests served at once; more get 429 TooManyRequests (watches and system:masters exempt; 0: no limit)")
 	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", cluster.DefaultMaxMutatingRequestsInflight, "mutating requests served at once; more get 429 TooManyRequests (system:masters exempt; 0: no limit)")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", cluster.DefaultRequestTimeout, "how long a request other than a watch may take, body included, before it is answered 504 Timeout; a request's ?timeout= may ask for less")
 	fs.StringVar(&sf.sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
 	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
 	fs.BoolVar(&cfg.InsecureHTTPAnyAddress, "insecure-http-allow-any-address", false, "allow --insecure-http on a non-loopback address")
 	fs.StringVar(&cfg.EncryptionProviderConfig, "encryption-provider-config", "", "kube-apiserver EncryptionConfiguration file: the resources it lists are encrypted at rest (aesgcm, aescbc, secretbox, identity)")
+	cfg.Audit.AddFlags(fs)
 	fs.StringVar(&cfg.PeerCertFile, "peer-cert", "", "certificate for mutual TLS on the peer address, instead of one derived from the token (its common name must be --name)")
 	fs.StringVar(&cfg.PeerKeyFile, "peer-key", "", "key for --peer-cert")
 	fs.StringVar(&cfg.PeerCAFile, "peer-ca", "", "CA that signs every peer certificate")
@@ -109,8 +121,9 @@ first.`,
 	completeValues(cmd, "log-level", "debug", "info", "warn", "error")
 	completeValues(cmd, "log-format", "text", "json")
 	completeValues(cmd, "initial-cluster-state", "new", "existing")
+	completeValues(cmd, "authorization-mode", cluster.ModeRBAC, cluster.ModeAlwaysAllow, cluster.ModeAlwaysDeny)
 	_ = cmd.MarkFlagDirname("data-dir")
-	for _, f := range []string{"token-file", "token-auth-file", "tls-cert-file", "tls-private-key-file", "client-ca-file", "encryption-provider-config", "peer-cert", "peer-key", "peer-ca", configFileFlag} {
+	for _, f := range []string{"token-file", "token-auth-file", "tls-cert-file", "tls-private-key-file", "client-ca-file", "encryption-provider-config", "audit-policy-file", "audit-log-path", "peer-cert", "peer-key", "peer-ca", configFileFlag} {
 		_ = cmd.MarkFlagFilename(f)
 	}
 	return cmd
