@@ -40,10 +40,11 @@ image: build
 		--label org.opencontainers.image.revision=$(COMMIT) $(BIN)/image
 
 # make test: lint, unit and in-process cluster tests (race detector on the
-# core), then the end-to-end tests against the real binary, the deployment
-# artifacts, then a short run of the fault harness.
-## test: everything CI runs - lint, unit, e2e, deploy and a short chaos run
-test: lint test-unit test-e2e test-deploy chaos-short
+# core), a short run of every fuzz target, then the end-to-end tests
+# against the real binary, the deployment artifacts, then a short run of
+# the fault harness.
+## test: everything CI runs - lint, unit, short fuzzing, e2e, deploy and a short chaos run
+test: lint test-unit fuzz-short test-e2e test-deploy chaos-short
 
 ## test-unit: unit and in-process cluster tests (race detector on the core)
 test-unit:
@@ -108,18 +109,29 @@ chaos-short: build build-chaos
 		--nodes 3 --duration 75s --quiet 10s --faults kill,partition,pause --tolerate=$(CHAOS_SHORT_TOLERATE)
 
 # The Go fuzz targets, each for FUZZTIME; inputs that fail are written to
-# the package's testdata/fuzz/ and kept in the repository.
-FUZZTIME ?= 10s
+# the package's testdata/fuzz/ and kept in the repository, beside the
+# seed corpus there. fuzz-short, part of make test, runs each for
+# FUZZ_SHORT_TIME and spends at most 2s shrinking a new input (the
+# default, FUZZ_MINIMIZE, would eat the run).
+FUZZTIME        ?= 10s
+FUZZ_SHORT_TIME ?= 10s
+FUZZ_MINIMIZE   ?= 60s
 FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzDecodeContinue:./raftstore \
-	FuzzParseToken:./pki FuzzApplyPatch:./api/registry FuzzCustomResourceBody:./api/apiextensions
+	FuzzParseToken:./pki FuzzApplyPatch:./api/registry FuzzCustomResourceBody:./api/apiextensions \
+	FuzzVerifyToken:./api/serviceaccount \
+	FuzzDecodeBody:./api/codec FuzzListSelectors:./api/handlers FuzzPeerRPC:./raftstore FuzzRaftTransport:./raftstore
 
 ## fuzz: run every fuzz target for FUZZTIME (default 10s)
-.PHONY: fuzz
+.PHONY: fuzz fuzz-short
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} ($${t#*:}) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:}; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZ_MINIMIZE) $${t#*:}; \
 	done
+
+## fuzz-short: every fuzz target for FUZZ_SHORT_TIME (default 10s), as make test runs them
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SHORT_TIME) FUZZ_MINIMIZE=2s
 
 ## bench: the benchmarks of the state machine, store, API and cluster
 bench:
