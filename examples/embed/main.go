@@ -128,7 +128,7 @@ func configMapRoundTrip(ctx context.Context, out io.Writer, cs kubernetes.Interf
 	created, err := cms.Create(ctx, &corev1.ConfigMap{
 		// generateName: the server picks the name, so every run on a kept
 		// data directory adds one more.
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "greeting-"},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "greeting-", Labels: map[string]string{"app": "greeting"}},
 		Data:       map[string]string{"message": "hello from an embedded raftapi"},
 	}, metav1.CreateOptions{})
 	if err != nil {
@@ -147,11 +147,13 @@ func configMapRoundTrip(ctx context.Context, out io.Writer, cs kubernetes.Interf
 	}
 	fmt.Fprintf(out, "get: default/%s message=%q\n", got.Name, got.Data["message"])
 
-	// A Most Recent list is a quorum read: it sees every acknowledged write.
-	if list, err = cms.List(ctx, metav1.ListOptions{}); err != nil {
+	// A Most Recent list is a quorum read: it sees every acknowledged
+	// write. The selector leaves out kube-root-ca.crt, which the server
+	// publishes in every namespace, as kube does.
+	if list, err = cms.List(ctx, metav1.ListOptions{LabelSelector: "app=greeting"}); err != nil {
 		return fmt.Errorf("list configmaps: %w", err)
 	}
-	fmt.Fprintf(out, "list: %d configmap(s) in default at resourceVersion %s\n", len(list.Items), list.ResourceVersion)
+	fmt.Fprintf(out, "list: %d greeting configmap(s) in default at resourceVersion %s\n", len(list.Items), list.ResourceVersion)
 	return nil
 }
 

@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 			`(?m)^created configmap default/(greeting-\w+) at resourceVersion (\d+)$`,
 			`(?m)^watch: ADDED default/greeting-\w+ at resourceVersion \d+$`,
 			`(?m)^get: default/greeting-\w+ message="hello from an embedded raftapi"$`,
-			`(?m)^list: ` + wantCount + ` configmap\(s\) in default`,
+			`(?m)^list: ` + wantCount + ` greeting configmap\(s\) in default`,
 			`(?m)^node stopped$`,
 		} {
 			if !regexp.MustCompile(want).Match(out.Bytes()) {

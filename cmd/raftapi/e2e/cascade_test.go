@@ -130,7 +130,7 @@ func countLabelled(t *testing.T, addr, ns, value string) int {
 // with `kubectl delete --cascade=background|foreground|orphan`, with every
 // kubectl build: the raft leader's garbage collector does the cascading.
 func TestCascadeKubectl(t *testing.T) {
-	c := startReadyCluster(t, 3)
+	c := startCluster(t, 3)
 	follower := (c.waitLeader(-1) + 1) % 3
 	for _, b := range kubectlBuilds() {
 		t.Run(b.name, func(t *testing.T) {
@@ -195,7 +195,7 @@ func TestCascadeLeaderKill(t *testing.T) {
 	if b.skip != "" {
 		t.Skip(b.skip)
 	}
-	c := startReadyCluster(t, 3)
+	c := startCluster(t, 3)
 	leader := c.waitLeader(-1)
 	k := newCascadeKubectl(t, b.path, c.nodes[(leader+1)%3].api, "cascade-kill")
 

@@ -31,8 +31,8 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // by a follower and by the leader. A dynamic informer on a follower,
 // syncing by WatchList, sees the changes made through the leader.
 func TestCRDClientGo(t *testing.T) {
-	one := startReadyCluster(t, 1)
-	three := startReadyCluster(t, 3)
+	one := startCluster(t, 1)
+	three := startCluster(t, 3)
 	l := three.waitLeader(-1)
 	follower := (l + 1) % 3
 	t.Run("1node", func(t *testing.T) {

@@ -70,7 +70,7 @@ type ctrlScenario struct {
 // replicas a and b (first dialing nodes 0 and 1) and waits until one
 // leads, then starts the traffic (dialing node 2).
 func startCtrlScenario(t *testing.T) *ctrlScenario {
-	s := &ctrlScenario{t: t, logf: ctrlTestLogger(t), c: startReadyCluster(t, 3, "--tls-san", ctrlBalancer), ns: "ctrl-e2e", ledger: newCtrlLedger()}
+	s := &ctrlScenario{t: t, logf: ctrlTestLogger(t), c: startCluster(t, 3, "--tls-san", ctrlBalancer), ns: "ctrl-e2e", ledger: newCtrlLedger()}
 	t.Cleanup(func() { ctrlReportExited(t, s.c) })
 	addrs := make([]string, len(s.c.nodes))
 	for i, nd := range s.c.nodes {

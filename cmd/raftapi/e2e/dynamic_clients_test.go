@@ -73,14 +73,17 @@ func (d *dynamicScenario) value(t *testing.T, u *unstructured.Unstructured) stri
 }
 
 func (d *dynamicScenario) run(t *testing.T, upd, patched string) {
-	list, err := d.rc.List(callCtx(t), metav1.ListOptions{})
+	// The scenario's object only: a namespace holds others it did not
+	// write, such as kube-root-ca.crt.
+	only := metav1.ListOptions{FieldSelector: "metadata.name=dyn"}
+	list, err := d.rc.List(callCtx(t), only)
 	if err != nil {
 		t.Fatalf("list: %v", err)
 	}
 	if list.GetKind() != d.kind+"List" || list.GetAPIVersion() != d.apiVersion {
 		t.Errorf("list kind = %s %s, want %sList %s", list.GetAPIVersion(), list.GetKind(), d.kind, d.apiVersion)
 	}
-	w, err := d.rc.Watch(callCtx(t), metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+	w, err := d.rc.Watch(callCtx(t), metav1.ListOptions{FieldSelector: only.FieldSelector, ResourceVersion: list.GetResourceVersion()})
 	if err != nil {
 		t.Fatalf("watch: %v", err)
 	}
@@ -115,7 +118,7 @@ func (d *dynamicScenario) run(t *testing.T, upd, patched string) {
 	if v := d.value(t, p); v != patched {
 		t.Errorf("after patch %v = %q, want %q", d.field, v, patched)
 	}
-	list, err = d.rc.List(callCtx(t), metav1.ListOptions{})
+	list, err = d.rc.List(callCtx(t), only)
 	if err != nil || len(list.Items) != 1 || d.value(t, &list.Items[0]) != patched {
 		t.Errorf("list after patch = %v, %v; want the patched object", list, err)
 	}

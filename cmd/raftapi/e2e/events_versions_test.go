@@ -21,7 +21,7 @@ import (
 // kubectl prints the same events for `get events` and
 // `get events.v1.events.k8s.io`.
 func TestEventsVersions(t *testing.T) {
-	c := startReadyCluster(t, 1)
+	c := startCluster(t, 1)
 	addr := c.nodes[0].api
 	core := mustClientset(t, restConfigFor(t, addr))
 	protoCfg := restConfigFor(t, addr)

@@ -33,11 +33,11 @@ func TestInformer(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, mode.watchList)
 			t.Run("1node", func(t *testing.T) {
-				c := startReadyCluster(t, 1)
+				c := startCluster(t, 1)
 				runInformer(t, c, 0, 0, -1, mode.watchList)
 			})
 			t.Run("3node", func(t *testing.T) {
-				c := startReadyCluster(t, 3)
+				c := startCluster(t, 3)
 				l := c.waitLeader(-1)
 				runInformer(t, c, (l+1)%3, (l+2)%3, l, mode.watchList)
 			})

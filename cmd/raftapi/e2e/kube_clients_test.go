@@ -33,19 +33,7 @@ type clientTarget struct {
 
 func (tg clientTarget) addr() string { return tg.c.nodes[tg.i].api }
 
-// startReadyCluster starts an n-node cluster (with flags added to every
-// node's serve flags) and waits until every node answers /readyz with 200,
-// as a client deployment waits for kube-apiserver (whose readiness
-// includes the bootstrap of the system namespaces) before using it.
-func startReadyCluster(t *testing.T, n int, flags ...string) *procCluster {
-	t.Helper()
-	c := startCluster(t, n, flags...)
-	for _, nd := range c.nodes {
-		pollUntil(t, 30*time.Second, nd.name+" /readyz", func() error { return readyz(nd.api) })
-	}
-	return c
-}
-
+// readyz is nil once the node at addr answers /readyz with 200.
 func readyz(addr string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -68,8 +56,8 @@ func readyz(addr string) error {
 // nodes to drive: the single node, the 3-node leader and a 3-node follower.
 func startClientTargets(t *testing.T) []clientTarget {
 	t.Helper()
-	one := startReadyCluster(t, 1)
-	three := startReadyCluster(t, 3)
+	one := startCluster(t, 1)
+	three := startCluster(t, 3)
 	l := three.waitLeader(-1)
 	return []clientTarget{
 		{name: "1node", c: one, i: 0},

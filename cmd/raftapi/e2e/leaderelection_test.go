@@ -30,7 +30,7 @@ const (
 // the last takes over at once. Callbacks and the Lease object
 // (holderIdentity, leaseTransitions) are checked at each step.
 func TestLeaderElection(t *testing.T) {
-	c := startReadyCluster(t, 3)
+	c := startCluster(t, 3)
 	l := c.waitLeader(-1)
 	const ns, lease = "default", "e2e-election"
 	reader := mustClientset(t, restConfigFor(t, c.nodes[(l+1)%3].api))

@@ -62,7 +62,8 @@ var (
 
 // startCluster starts n processes forming one cluster, with flags added
 // to every node's serve flags, and waits for a leader every node agrees
-// on. The nodes of a cluster of several share a new token.
+// on and for every node to be ready (the RBAC bootstrap policy among its
+// checks). The nodes of a cluster of several share a new token.
 func startCluster(t *testing.T, n int, flags ...string) *procCluster {
 	t.Helper()
 	c := &procCluster{t: t, flags: flags}
@@ -84,7 +85,18 @@ func startCluster(t *testing.T, n int, flags ...string) *procCluster {
 	}
 	t.Cleanup(c.stopAll)
 	c.waitLeader(-1)
+	c.waitReady()
 	return c
+}
+
+// waitReady waits until every node answers /readyz with 200, as a
+// client deployment waits for kube-apiserver (whose readiness includes
+// the system namespaces and the RBAC bootstrap policy) before using it.
+func (c *procCluster) waitReady() {
+	c.t.Helper()
+	for _, nd := range c.nodes {
+		pollUntil(c.t, 60*time.Second, nd.name+" /readyz", func() error { return readyz(nd.api) })
+	}
 }
 
 func (c *procCluster) startNode(i int, initial string) { c.startNodeArgs(i, initial) }

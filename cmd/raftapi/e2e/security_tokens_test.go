@@ -18,7 +18,8 @@ import (
 
 // TestStaticTokenAuth starts a node with kube-apiserver's
 // --token-auth-file and --anonymous-auth=false: kubectl and client-go
-// authenticate with a token of the file, an unknown token is refused as
+// authenticate with a token of the file (and have what RBAC grants its
+// groups), an unknown token is refused as
 // kube refuses it, kubectl --as impersonates for the admin only, kubectl
 // auth whoami names the caller, and a request without credentials gets 401
 // even on /livez.
@@ -50,6 +51,15 @@ func TestStaticTokenAuth(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// The group dev may read everything and edit the default namespace.
+	for _, args := range [][]string{
+		{"create", "clusterrolebinding", "dev-view", "--clusterrole=view", "--group=dev"},
+		{"create", "rolebinding", "dev-edit", "--clusterrole=edit", "--group=dev", "-n", "default"},
+	} {
+		if out, err := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", nd.kubeconfig()}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
+		}
+	}
 	if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatalf("client-go with a file token: %v", err)
 	}
