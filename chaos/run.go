@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -58,7 +57,8 @@ func Run(ctx context.Context, cfg Config) (report.Summary, error) {
 	if err := creds.save(nodesDir); err != nil {
 		return report.Summary{}, err
 	}
-	cl := nodes.New(nodes.Config{Binary: cfg.Binary, Dir: nodesDir, Network: nw, Token: creds.token, TLS: creds.tls})
+	cl := nodes.New(nodes.Config{Binary: cfg.Binary, Dir: nodesDir, Network: nw, Token: creds.token, TLS: creds.tls,
+		TokenAuthFile: tokenFile(nodesDir)})
 	defer cl.Stop()
 	sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
@@ -66,7 +66,10 @@ func Run(ctx context.Context, cfg Config) (report.Summary, error) {
 	if err := cl.Start(sctx); err != nil {
 		return report.Summary{}, fmt.Errorf("chaos: start cluster: %w", err)
 	}
-	r := &run{cfg: cfg, cl: cl, fps: fps, tls: creds.tls}
+	r := &run{cfg: cfg, cl: cl, fps: fps, creds: creds}
+	if err := r.grantClient(sctx); err != nil {
+		return report.Summary{}, err
+	}
 	s := r.main(ctx)
 	s.Unavailable = unavailable
 	if err := report.Write(cfg.Out, r.h, &s); err != nil {
@@ -96,19 +99,20 @@ func failpoints(cfg Config) ([]failpoint.Failpoint, map[string]string, error) {
 
 // run is one run in progress.
 type run struct {
-	cfg Config
-	cl  *nodes.Cluster
-	fps []failpoint.Failpoint
-	tls *tls.Config // the harness's side of the cluster's TLS
-	rec *history.Recorder
-	h   *history.History
+	cfg   Config
+	cl    *nodes.Cluster
+	fps   []failpoint.Failpoint
+	creds credentials
+	rec   *history.Recorder
+	h     *history.History
 }
 
 // main runs traffic and faults, the quiet period and the final reads,
 // then checks the history.
 func (r *run) main(ctx context.Context) report.Summary {
 	r.rec = history.NewRecorder(namespace, r.cl.Names())
-	client := traffic.NewClient(traffic.ClientConfig{Nodes: r.apis(), Namespace: namespace, Timeout: r.cfg.Timeout, TLS: r.tls})
+	client := traffic.NewClient(traffic.ClientConfig{Nodes: r.apis(), Namespace: namespace, Timeout: r.cfg.Timeout,
+		TLS: r.creds.clientTLS, BearerToken: r.creds.clientToken})
 	var runErr error
 	if err := r.createNamespace(ctx, client); err != nil {
 		runErr = err

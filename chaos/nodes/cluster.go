@@ -26,6 +26,9 @@ type Config struct {
 	// Token is the cluster's join token, passed to every node as --token:
 	// every node, a wiped one too, derives the cluster's CAs from it.
 	Token string
+	// TokenAuthFile, when set, is passed as --token-auth-file: the
+	// workload's bearer tokens.
+	TokenAuthFile string
 	// TLS is how the harness reaches the nodes' APIs over https: it
 	// trusts the cluster CA the token derives and presents a client
 	// certificate in system:masters (the admin endpoints need it).

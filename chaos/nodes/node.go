@@ -53,6 +53,9 @@ func (n *Node) args(cfg Config, all []*Node) []string {
 		"--peer-listen", net.JoinHostPort(ip, peerPort), "--peer-advertise", net.JoinHostPort(ip, proxyPort),
 		"--gossip-listen", net.JoinHostPort(ip, gossipPort), "--join", strings.Join(join, ","),
 		"--bootstrap-expect", fmt.Sprint(len(all)), "--dead-node-timeout", "24h", "--log-level", "warn"}
+	if cfg.TokenAuthFile != "" {
+		argv = append(argv, "--token-auth-file", cfg.TokenAuthFile)
+	}
 	if cfg.HistoryRetention != "" {
 		argv = append(argv, "--history-retention", cfg.HistoryRetention)
 	}

@@ -38,6 +38,8 @@ type ClientConfig struct {
 	Namespace string
 	// Timeout bounds one request.
 	Timeout time.Duration
+	// BearerToken, when set, authenticates every request.
+	BearerToken string
 	// TLS verifies the nodes' serving certificates and presents the
 	// client's certificate; nil for plain http:// (the tests' fakes).
 	TLS *tls.Config
@@ -57,7 +59,24 @@ func NewClient(cfg ClientConfig) *Client {
 	h1.SetHTTP1(true)
 	tr := &http.Transport{MaxIdleConnsPerHost: 32, DialContext: (&net.Dialer{Timeout: connectTimeout}).DialContext,
 		TLSClientConfig: cfg.TLS, TLSHandshakeTimeout: connectTimeout, Protocols: &h1}
-	return &Client{Nodes: cfg.Nodes, Namespace: cfg.Namespace, Timeout: cfg.Timeout, http: &http.Client{Transport: tr}}
+	var rt http.RoundTripper = tr
+	if cfg.BearerToken != "" {
+		rt = bearer{token: cfg.BearerToken, next: tr}
+	}
+	return &Client{Nodes: cfg.Nodes, Namespace: cfg.Namespace, Timeout: cfg.Timeout, http: &http.Client{Transport: rt}}
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // reply is an HTTP answer: the status code and body, or the error that

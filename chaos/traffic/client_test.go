@@ -46,12 +46,12 @@ func TestOutcome(t *testing.T) {
 func TestRegisterAndList(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/ns/configmaps/a":
-			fmt.Fprint(w, `{"metadata":{"name":"a","resourceVersion":"7"},"data":{"v":"x"}}`)
+		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/ns/configmaps/r1-1":
+			fmt.Fprint(w, `{"metadata":{"name":"r1-1","resourceVersion":"7"},"data":{"v":"x"}}`)
 		case r.Method == http.MethodGet && r.URL.Query().Get("continue") == "":
-			fmt.Fprint(w, `{"metadata":{"resourceVersion":"9","continue":"c1"},"items":[{"metadata":{"name":"a","resourceVersion":"7"},"data":{"v":"x"}}]}`)
+			fmt.Fprint(w, `{"metadata":{"resourceVersion":"9","continue":"c1"},"items":[{"metadata":{"name":"kube-root-ca.crt","resourceVersion":"2"},"data":{"ca.crt":"-"}},{"metadata":{"name":"r1-1","resourceVersion":"7"},"data":{"v":"x"}}]}`)
 		case r.Method == http.MethodGet:
-			fmt.Fprint(w, `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"b","resourceVersion":"8"},"data":{"v":"y"}}]}`)
+			fmt.Fprint(w, `{"metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"r1-2","resourceVersion":"8"},"data":{"v":"y"}}]}`)
 		case r.Method == http.MethodPost:
 			w.WriteHeader(http.StatusConflict)
 			fmt.Fprint(w, `{"kind":"Status","code":409,"reason":"AlreadyExists","message":"exists"}`)
@@ -60,16 +60,16 @@ func TestRegisterAndList(t *testing.T) {
 	defer srv.Close()
 	c := NewClient(ClientConfig{Nodes: map[string]string{"n1": srv.URL}, Namespace: "ns", Timeout: 5 * time.Second})
 	ctx := context.Background()
-	g := c.Get(ctx, history.Op{Node: "n1", Kind: history.Get, Key: "a"})
+	g := c.Get(ctx, history.Op{Node: "n1", Kind: history.Get, Key: "r1-1"})
 	if g.Outcome != history.OK || !g.Found || g.Value != "x" || g.ResultRV != 7 {
 		t.Errorf("get: %+v", g)
 	}
-	cr := c.Create(ctx, history.Op{Node: "n1", Kind: history.Create, Key: "a", Value: "z"})
+	cr := c.Create(ctx, history.Op{Node: "n1", Kind: history.Create, Key: "r1-1", Value: "z"})
 	if cr.Outcome != history.Failed || cr.Code != 409 {
 		t.Errorf("create: %+v", cr)
 	}
 	l := c.List(ctx, history.Op{Node: "n1", Kind: history.List, Mode: history.MostRecent, Limit: 1})
-	if l.Outcome != history.OK || l.ResultRV != 9 || len(l.Pages) != 2 || len(l.Items) != 2 || l.Items[1].Key != "b" {
+	if l.Outcome != history.OK || l.ResultRV != 9 || len(l.Pages) != 2 || len(l.Items) != 2 || l.Items[1].Key != "r1-2" {
 		t.Errorf("paginated list: %+v", l)
 	}
 }

@@ -39,7 +39,9 @@ func (c *Client) List(ctx context.Context, op history.Op) history.Op {
 		}
 		op.Pages = append(op.Pages, l.rv())
 		for _, it := range l.Items {
-			op.Items = append(op.Items, it.item())
+			if res.Owns(it.Metadata.Name) {
+				op.Items = append(op.Items, it.item())
+			}
 		}
 		if l.Metadata.Continue == "" || op.Limit == 0 {
 			op.Outcome = history.OK

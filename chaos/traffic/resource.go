@@ -109,3 +109,12 @@ func (r Resource) Definition() map[string]any {
 		},
 	}
 }
+
+// Owns reports whether name is one of r's register keys (KeyPrefix and a
+// generation number). Objects of other names are the server's own, such
+// as the kube-root-ca.crt ConfigMap every namespace gets, as in kube: no
+// client writes them, so lists and watches leave them out of the history.
+func (r Resource) Owns(name string) bool {
+	rest, ok := strings.CutPrefix(name, r.KeyPrefix)
+	return ok && rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}

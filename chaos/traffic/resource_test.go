@@ -220,3 +220,25 @@ func TestChooseAndLearn(t *testing.T) {
 		t.Errorf("a patch: %+v", got)
 	}
 }
+
+// The workload's keys are its own; the server's objects (kube-root-ca.crt)
+// and names that merely share the prefix are not.
+func TestResourceOwns(t *testing.T) {
+	for _, c := range []struct {
+		res  Resource
+		name string
+		want bool
+	}{
+		{ConfigMaps, "r3-1", true},
+		{ConfigMaps, "r0-12", true},
+		{ConfigMaps, "kube-root-ca.crt", false},
+		{ConfigMaps, "root", false},
+		{ConfigMaps, "r", false},
+		{ChaosObjects, "o1-2", true},
+		{ChaosObjects, "r1-2", false},
+	} {
+		if got := c.res.Owns(c.name); got != c.want {
+			t.Errorf("%s.Owns(%q) = %v, want %v", c.res.Name, c.name, got, c.want)
+		}
+	}
+}

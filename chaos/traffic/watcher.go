@@ -125,9 +125,12 @@ func (w *watcher) follow(ctx context.Context) (int, error) {
 	inInitial := initial
 	gone := false
 	code, err := w.c.watch(ctx, p, idle, func(ev watchEvent) bool {
-		e, ok := w.event(p.node, ev, inInitial)
+		e, ok, foreign := w.event(p.node, ev, inInitial)
 		if !ok {
 			return false
+		}
+		if foreign {
+			return !w.done()
 		}
 		if e.Type == history.Error {
 			gone = e.Code == http.StatusGone
@@ -156,19 +159,24 @@ func (w *watcher) timeout() time.Duration {
 	return time.Duration(90+w.rnd.IntN(90)) * time.Second
 }
 
-// event records one received event and returns it.
-func (w *watcher) event(node string, ev watchEvent, inInitial bool) (history.WatchEvent, bool) {
-	e := history.WatchEvent{Watcher: w.id, Node: node, Type: history.EventType(ev.Type)}
+// event records one received event and returns it; foreign is true,
+// and nothing is recorded, for an event of an object the workload does
+// not write (see Resource.Owns).
+func (w *watcher) event(node string, ev watchEvent, inInitial bool) (e history.WatchEvent, ok, foreign bool) {
+	e = history.WatchEvent{Watcher: w.id, Node: node, Type: history.EventType(ev.Type)}
 	if e.Type == history.Error {
 		var st status
 		_ = json.Unmarshal(ev.Object, &st)
 		e.Code = st.Code
 		w.record(e)
-		return e, true
+		return e, true, false
 	}
 	var o object
 	if err := json.Unmarshal(ev.Object, &o); err != nil {
-		return e, false
+		return e, false, false
+	}
+	if e.Type != history.Bookmark && !w.res.Owns(o.Metadata.Name) {
+		return e, true, true
 	}
 	it := o.item()
 	e.Key, e.Value, e.RV = it.Key, it.Value, it.RV
@@ -178,7 +186,7 @@ func (w *watcher) event(node string, ev watchEvent, inInitial bool) (history.Wat
 	}
 	e.Initial = inInitial && e.Type == history.Added
 	w.record(e)
-	return e, true
+	return e, true, false
 }
 
 // record records one of the watcher's events, stamped with its resource.

@@ -21,9 +21,10 @@ func TestInitialEventsWatcher(t *testing.T) {
 			<-r.Context().Done()
 			return
 		}
-		fmt.Fprintln(w, `{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"3"},"data":{"v":"x"}}}`)
+		fmt.Fprintln(w, `{"type":"ADDED","object":{"metadata":{"name":"kube-root-ca.crt","resourceVersion":"2"},"data":{"ca.crt":"-"}}}`)
+		fmt.Fprintln(w, `{"type":"ADDED","object":{"metadata":{"name":"r1-1","resourceVersion":"3"},"data":{"v":"x"}}}`)
 		fmt.Fprintln(w, `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5","annotations":{"k8s.io/initial-events-end":"true"}}}}`)
-		fmt.Fprintln(w, `{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"6"},"data":{"v":"y"}}}`)
+		fmt.Fprintln(w, `{"type":"MODIFIED","object":{"metadata":{"name":"r1-1","resourceVersion":"6"},"data":{"v":"y"}}}`)
 	}))
 	defer srv.Close()
 	rec := history.NewRecorder("ns", []string{"n1"})
