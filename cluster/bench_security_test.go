@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,7 +22,9 @@ import (
 // from 1 and 64 clients, "open" as system:masters with AlwaysAllow and no
 // audit, "secured" as a --token-auth-file user whose RoleBinding to edit
 // RBAC evaluates on every request, with every request audited at the
-// Metadata level to a file. Compare ns/op of the two.
+// Metadata level to a file. Creates and gets (of one ConfigMap, whose
+// handling costs least, so the security layers' share shows most).
+// Compare ns/op of the two.
 func BenchmarkSecurityCost(b *testing.B) {
 	for _, secured := range []bool{false, true} {
 		name := "open"
@@ -51,8 +54,14 @@ func BenchmarkSecurityCost(b *testing.B) {
 				client = tokenClient(b, n, "bench-token")
 			}
 			for _, clients := range []int{1, 64} {
-				b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+				b.Run(fmt.Sprintf("create/clients=%d", clients), func(b *testing.B) {
 					benchCreates(b, client, baseURL(n), name, clients)
+				})
+			}
+			target := createReadTarget(b, admin, baseURL(n), name+"-read")
+			for _, clients := range []int{1, 64} {
+				b.Run(fmt.Sprintf("get/clients=%d", clients), func(b *testing.B) {
+					benchGets(b, client, target, clients)
 				})
 			}
 		})
@@ -111,4 +120,40 @@ func tokenClient(b *testing.B, n *Node, token string) *http.Client {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// createReadTarget creates a ConfigMap named name and returns its URL.
+func createReadTarget(b *testing.B, admin *http.Client, base, name string) string {
+	body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `"},"data":{"v":"` + strings.Repeat("x", 1024) + `"}}`
+	resp, err := admin.Post(base+"/api/v1/namespaces/default/configmaps", "application/json", strings.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		b.Fatalf("create %s: %s", name, resp.Status)
+	}
+	return base + "/api/v1/namespaces/default/configmaps/" + name
+}
+
+// benchGets reads the object at url from clients goroutines at once.
+func benchGets(b *testing.B, c *http.Client, url string, clients int) {
+	b.SetParallelism((clients + 1) / 2) // GOMAXPROCS is 2 on the bench machines
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := c.Get(url)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("get: HTTP %d", resp.StatusCode)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "gets/s")
 }
