@@ -183,7 +183,7 @@ func (n *Node) allowed(ctx context.Context, attrs authorizer.Attributes) bool {
 // selector requires one metadata.name is about that name —; for any other
 // path the lower-cased method.
 func requestAttributes(u user.Info, r *http.Request) authorizer.AttributesRecord {
-	info := parseRequestInfo(r)
+	info := requestInfoOf(r)
 	attrs := authorizer.AttributesRecord{User: u, Path: r.URL.Path}
 	if info.resource == "" {
 		attrs.Verb = strings.ToLower(r.Method)

@@ -95,7 +95,7 @@ func (m *metrics) WatchEventSent() { m.watchEvents.Inc() }
 // recorded when h returns, so a WATCH is timed over its whole stream.
 func (m *metrics) instrument(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := m.labels.bound(parseRequestInfo(r))
+		info := m.labels.bound(requestInfoOf(r))
 		rec := &statusRecorder{ResponseWriter: w}
 		start := time.Now()
 		returned := false

@@ -102,7 +102,7 @@ func Start(c Config) (*Node, error) {
 	}
 	// Requests other than watches get a deadline (withRequestTimeout)
 	// around the serving chain, which recovers its panics.
-	n.http = &http.Server{Handler: withRequestTimeout(cfg.RequestTimeout, n.routes()), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
+	n.http = &http.Server{Handler: parseOnce(withRequestTimeout(cfg.RequestTimeout, n.routes())), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
 		// The server's own errors are mostly failed TLS handshakes of
 		// probes and scanners: debug, in the node's log format.
 		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}

@@ -125,7 +125,7 @@ func longRunning(r *http.Request) bool {
 	if r.Method == http.MethodGet && r.URL.Path == SnapshotPath {
 		return true
 	}
-	return parseRequestInfo(r).verb == "WATCH"
+	return requestInfoOf(r).verb == "WATCH"
 }
 
 // maxIgnoredBody bounds the body of a long-running request, which no
