@@ -92,7 +92,7 @@ type Config struct {
 	// tokens TokenRequest issues; zero: no cap.
 	ServiceAccountMaxTokenExpiration time.Duration
 	// ServiceAccountJWKSURI (--service-account-jwks-uri) is the jwks_uri
-	// of the discovery document; default the issuer's /openid/v1/jwks.
+	// of the discovery document; default https://<the advertised API address>/openid/v1/jwks.
 	ServiceAccountJWKSURI string
 	// NoAnonymousAuth refuses requests that carry no credential with 401
 	// (kube-apiserver's --anonymous-auth=false) instead of serving them

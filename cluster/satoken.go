@@ -110,7 +110,7 @@ func (sa *serviceAccounts) apiOptions(n *Node) *api.ServiceAccountOptions {
 // on mux, unless the issuer is no https URL (kube-apiserver then serves
 // none, and says why).
 func (sa *serviceAccounts) mountDiscovery(mux *http.ServeMux, n *Node) {
-	h, err := sa.tokens.Discovery()
+	h, err := sa.tokens.Discovery(n.advertisedAPIAddr())
 	if err != nil {
 		n.cfg.Logger.Warn("not serving the service account issuer discovery", "err", err)
 		return

@@ -164,11 +164,12 @@ func checkNamespaceDefaults(t *testing.T, n *Node, admin kubernetes.Interface) {
 }
 
 // TestServiceAccountIssuerDiscovery: the node serves kube's OpenID
-// configuration of its issuer and the key set that verifies its tokens.
+// configuration of its issuer (the key set's address its own, as
+// kube-apiserver's) and the key set that verifies its tokens.
 func TestServiceAccountIssuerDiscovery(t *testing.T) {
 	n := startSingleNode(t)
 	code, body := httpDo(t, n, http.MethodGet, "/.well-known/openid-configuration", "")
-	want := `{"issuer":"https://kubernetes.default.svc.cluster.local","jwks_uri":"https://kubernetes.default.svc.cluster.local/openid/v1/jwks",` +
+	want := `{"issuer":"https://kubernetes.default.svc.cluster.local","jwks_uri":"https://` + n.APIAddr() + `/openid/v1/jwks",` +
 		`"response_types_supported":["id_token"],"subject_types_supported":["public"],"id_token_signing_alg_values_supported":["ES256"]}`
 	if code != http.StatusOK || body != want {
 		t.Fatalf("openid-configuration: %d %s", code, body)
@@ -308,7 +309,7 @@ func TestServiceAccountFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := sa.tokens.Discovery()
+	h, err := sa.tokens.Discovery("127.0.0.1:6443")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 
 	jose "github.com/go-jose/go-jose/v4"
 )
@@ -43,11 +42,14 @@ type discovery struct {
 
 // Discovery returns the handler of OpenIDConfigPath and JWKSPath: the
 // provider configuration of the issuer new tokens carry (its jwks_uri
-// the configured one, or the issuer followed by JWKSPath) and the public
+// the configured one or, as kube-apiserver's, https://externalAddress
+// followed by JWKSPath: the server's own address, where relying parties
+// can fetch the keys even when the issuer names an in-cluster host) and
+// the public
 // verification keys. As kube-apiserver, it refuses an issuer that is not
 // an https URL without query or fragment: relying parties could not use
 // the documents, and the caller should not serve them.
-func (t *Tokens) Discovery() (http.Handler, error) {
+func (t *Tokens) Discovery(externalAddress string) (http.Handler, error) {
 	iss, err := url.Parse(t.Issuer())
 	switch {
 	case err != nil:
@@ -62,7 +64,7 @@ func (t *Tokens) Discovery() (http.Handler, error) {
 	keyset := t.keySet()
 	jwksURI := t.cfg.JWKSURI
 	if jwksURI == "" {
-		jwksURI = strings.TrimSuffix(t.Issuer(), "/") + JWKSPath
+		jwksURI = (&url.URL{Scheme: "https", Host: externalAddress, Path: JWKSPath}).String()
 	}
 	config, err := json.Marshal(openIDMetadata{
 		Issuer:        t.Issuer(),

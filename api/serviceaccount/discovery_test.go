@@ -26,7 +26,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, func(c *Config) { c.VerificationKeys = []crypto.PublicKey{&rsaKey.PublicKey} })
-	h, err := f.tokens.Discovery()
+	h, err := f.tokens.Discovery("10.0.0.7:6443")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Cache-Control") != "public, max-age=3600" {
 		t.Fatalf("configuration: %d %v", rec.Code, rec.Header())
 	}
-	want := `{"issuer":"` + testIssuer + `","jwks_uri":"` + testIssuer + `/openid/v1/jwks","response_types_supported":["id_token"],` +
+	want := `{"issuer":"` + testIssuer + `","jwks_uri":"https://10.0.0.7:6443/openid/v1/jwks","response_types_supported":["id_token"],` +
 		`"subject_types_supported":["public"],"id_token_signing_alg_values_supported":["ES256","RS256"]}`
 	if rec.Body.String() != want {
 		t.Errorf("configuration =\n%s\nwant\n%s", rec.Body, want)
@@ -63,7 +63,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 
 func TestDiscoveryJWKSURIOverride(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.JWKSURI = "https://keys.example/jwks" })
-	h, err := f.tokens.Discovery()
+	h, err := f.tokens.Discovery("10.0.0.7:6443")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +74,14 @@ func TestDiscoveryJWKSURIOverride(t *testing.T) {
 
 func TestDiscoveryNeedsAnHTTPSIssuer(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.Issuers = []string{"kubernetes/serviceaccount"} })
-	if _, err := f.tokens.Discovery(); err == nil || !strings.Contains(err.Error(), "issuer URL must use https scheme") {
+	if _, err := f.tokens.Discovery("10.0.0.7:6443"); err == nil || !strings.Contains(err.Error(), "issuer URL must use https scheme") {
 		t.Fatalf("Discovery = %v, want the https error", err)
 	}
 }
 
 func TestDiscoveryRefusesOtherMethods(t *testing.T) {
 	f := newFixture(t)
-	h, _ := f.tokens.Discovery()
+	h, _ := f.tokens.Discovery("10.0.0.7:6443")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, JWKSPath, nil))
 	if rec.Code != http.StatusMethodNotAllowed {

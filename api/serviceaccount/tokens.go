@@ -39,7 +39,8 @@ type Config struct {
 	// means no cap. Otherwise between one hour and 2^32 seconds.
 	MaxExpiration time.Duration
 	// JWKSURI is the jwks_uri of the discovery document; empty: the
-	// first issuer followed by /openid/v1/jwks.
+	// server's external address followed by /openid/v1/jwks (see
+	// Discovery).
 	JWKSURI string
 	// Now is the clock tokens are issued and checked by; nil: time.Now.
 	Now func() time.Time

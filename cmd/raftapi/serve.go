@@ -101,7 +101,7 @@ first.`,
 	fs.StringSliceVar(&cfg.ServiceAccountKeyFiles, "service-account-key-file", nil, "PEM file of public or private keys (EC or RSA) that also verify service-account tokens; repeatable")
 	fs.StringSliceVar(&cfg.APIAudiences, "api-audiences", nil, "audiences of the API: a service-account token used against it must name one of them (default: the service-account issuers)")
 	fs.DurationVar(&cfg.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "longest lifetime of a token TokenRequest issues (1h to 2^32s); longer requests are shortened to it (0: no limit)")
-	fs.StringVar(&cfg.ServiceAccountJWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (an https URL; default: the issuer's /openid/v1/jwks)")
+	fs.StringVar(&cfg.ServiceAccountJWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (an https URL; default: https://<this node's API address>/openid/v1/jwks, as kube-apiserver)")
 	for _, f := range []string{"service-account-signing-key-file", "service-account-key-file"} {
 		_ = cmd.MarkFlagFilename(f)
 	}
