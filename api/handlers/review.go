@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/raftapi/raftapi/api/request"
 	"github.com/raftapi/raftapi/api/resource"
 )
 
@@ -37,14 +38,15 @@ func (s *Scope) serveCompute(compute resource.SubresourceCreateFunc) http.Handle
 			return
 		}
 		obj, err := s.decodeBody(r, &wr)
+		ctx, raised := request.WithWarnings(r.Context())
 		var data []byte
 		if err == nil {
 			var out runtime.Object
-			if out, err = compute(r.Context(), ns, name, obj); err == nil {
+			if out, err = compute(ctx, ns, name, obj); err == nil {
 				data, err = json.Marshal(out)
 			}
 		}
-		writeWarnings(w, wr.warnings)
+		writeWarnings(w, append(wr.warnings, raised.List()...))
 		if err != nil {
 			WriteStatus(w, err)
 			return

@@ -15,6 +15,7 @@ import (
 	apiserverserviceaccount "k8s.io/apiserver/pkg/authentication/serviceaccount"
 
 	"github.com/raftapi/raftapi/api/audit"
+	"github.com/raftapi/raftapi/api/request"
 	"github.com/raftapi/raftapi/api/resource"
 )
 
@@ -64,6 +65,7 @@ func (t *Tokens) createToken(ctx context.Context, g Getter, ns, name string, req
 		return nil, err
 	}
 	if max := int64(t.cfg.MaxExpiration / time.Second); max > 0 && *req.Spec.ExpirationSeconds > max {
+		request.AddWarning(ctx, fmt.Sprintf("requested expiration of %d seconds shortened to %d seconds", *req.Spec.ExpirationSeconds, max))
 		req.Spec.ExpirationSeconds = &max
 	}
 	lifetime := time.Duration(*req.Spec.ExpirationSeconds) * time.Second

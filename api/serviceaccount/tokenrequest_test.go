@@ -1,6 +1,7 @@
 package serviceaccount
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/raftapi/raftapi/api/request"
 )
 
 func TestTokenRequestDefaultsAndAnswers(t *testing.T) {
@@ -38,12 +41,19 @@ func TestTokenRequestDefaultsAndAnswers(t *testing.T) {
 func TestTokenRequestCapsTheLifetime(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.MaxExpiration = 2 * time.Hour })
 	f.getter.addSA("ns1", "builder", "uid-1")
-	tr, err := f.issue(t, "ns1", "builder", authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr[int64](86400)})
+	ctx, warnings := request.WithWarnings(context.Background())
+	out, err := TokenRequestFunc(f.tokens, f.getter)(ctx, "ns1", "builder",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr[int64](86400)}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr := out.(*authenticationv1.TokenRequest)
 	if *tr.Spec.ExpirationSeconds != 7200 || decodeSegment(t, tr.Status.Token, 1)["exp"] != float64(f.clock.Now().Add(2*time.Hour).Unix()) {
 		t.Fatalf("expirationSeconds %d, exp %v: want the 2h maximum", *tr.Spec.ExpirationSeconds, decodeSegment(t, tr.Status.Token, 1)["exp"])
+	}
+	// kube-apiserver's warning, which kubectl prints.
+	if got, want := warnings.List(), []string{"requested expiration of 86400 seconds shortened to 7200 seconds"}; !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
 	}
 }
 
