@@ -116,7 +116,7 @@ chaos-short: build build-chaos
 FUZZTIME        ?= 10s
 FUZZ_SHORT_TIME ?= 10s
 FUZZ_MINIMIZE   ?= 60s
-FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzDecodeContinue:./raftstore \
+FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzStampResourceVersion:./fsm FuzzDecodeContinue:./raftstore \
 	FuzzParseToken:./pki FuzzApplyPatch:./api/registry FuzzCustomResourceBody:./api/apiextensions \
 	FuzzVerifyToken:./api/serviceaccount \
 	FuzzDecodeBody:./api/codec FuzzListSelectors:./api/handlers FuzzPeerRPC:./raftstore FuzzRaftTransport:./raftstore

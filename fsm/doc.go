@@ -16,6 +16,13 @@
 // All four are written in the bbolt transaction of the batch that changed
 // them, so a restart resumes from the stored applied index instead of
 // replaying the log, and entries at or below it are skipped (replay guard).
+// The transaction is committed without fsync: the raft log is the durable
+// record, and a state file that may have been torn by a machine restart is
+// discarded and rebuilt from the snapshot and the log (durability.go).
+//
+// Stamping the resourceVersion rewrites only that value in the object's
+// bytes (StampResourceVersion): the object is not decoded on the apply
+// path, which runs once per write on every node.
 //
 // The FSM never reads the clock, the network or a random source: everything
 // non-deterministic (UIDs, timestamps, generated names) is decided before a

@@ -56,6 +56,9 @@ type FSM struct {
 
 	applied   atomic.Uint64
 	compacted atomic.Uint64
+
+	sync      bool // fsync every batch (see durability.go)
+	discarded bool // Open discarded an untrustworthy state file
 }
 
 var _ raft.BatchingFSM = (*FSM)(nil)
@@ -67,6 +70,9 @@ func Open(path string, listener Listener) (*FSM, error) {
 	if f.listener == nil {
 		f.listener = nopListener{}
 	}
+	if err := f.prepareDurability(); err != nil {
+		return nil, err
+	}
 	if err := f.open(); err != nil {
 		return nil, err
 	}
@@ -76,6 +82,7 @@ func Open(path string, listener Listener) (*FSM, error) {
 func (f *FSM) open() error {
 	db, err := bolt.Open(f.path, 0o600, &bolt.Options{
 		Timeout:        5 * time.Second,
+		NoSync:         !f.sync,
 		NoFreelistSync: true,
 		// Map address space up front so a write that grows the file rarely
 		// waits for open read transactions (views, snapshot streaming) to
@@ -107,11 +114,11 @@ func (f *FSM) open() error {
 	return nil
 }
 
-// Close closes the state file.
+// Close makes the state file durable and closes it.
 func (f *FSM) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.db.Close()
+	return f.closeDurability()
 }
 
 // Applied returns the index of the last log entry applied.

@@ -14,18 +14,28 @@ func TestStampResourceVersionBytes(t *testing.T) {
 		name string
 		in   string
 		rev  uint64
-		want string // exact output; members sorted, raw values kept
+		want string // exact output: only the resourceVersion changes
 	}{
 		{"empty object", `{}`, 1, `{"metadata":{"resourceVersion":"1"}}`},
-		{"sorted members", `{"b":1,"a":{"z":1,"y":2},"metadata":{"name":"n"}}`, 7,
-			`{"a":{"z":1,"y":2},"b":1,"metadata":{"name":"n","resourceVersion":"7"}}`},
+		{"members kept in order", `{"b":1,"a":{"z":1,"y":2},"metadata":{"name":"n"}}`, 7,
+			`{"b":1,"a":{"z":1,"y":2},"metadata":{"resourceVersion":"7","name":"n"}}`},
 		{"overwrites string rv", `{"metadata":{"resourceVersion":"3"}}`, 18446744073709551615,
 			`{"metadata":{"resourceVersion":"18446744073709551615"}}`},
 		{"overwrites numeric rv", `{"metadata":{"resourceVersion":3}}`, 4, `{"metadata":{"resourceVersion":"4"}}`},
+		{"overwrites in place", `{"metadata":{"name":"n","resourceVersion":"12","uid":"u"},"x":[]}`, 5,
+			`{"metadata":{"name":"n","resourceVersion":"5","uid":"u"},"x":[]}`},
 		{"null metadata", `{"metadata":null}`, 2, `{"metadata":{"resourceVersion":"2"}}`},
+		{"empty metadata", `{"a":1,"metadata":{}}`, 2, `{"a":1,"metadata":{"resourceVersion":"2"}}`},
 		{"keeps number text", `{"n":1.50,"m":1e3,"big":123456789012345678901234567890}`, 9,
-			`{"big":123456789012345678901234567890,"m":1e3,"metadata":{"resourceVersion":"9"},"n":1.50}`},
-		{"compacts whitespace", "{ \"a\" : [ 1 , 2 ] }", 3, `{"a":[1,2],"metadata":{"resourceVersion":"3"}}`},
+			`{"metadata":{"resourceVersion":"9"},"n":1.50,"m":1e3,"big":123456789012345678901234567890}`},
+		{"keeps whitespace", "{ \"a\" : [ 1 , 2 ] }", 3, "{\"metadata\":{\"resourceVersion\":\"3\"}, \"a\" : [ 1 , 2 ] }"},
+		{"strings with braces", `{"s":"}{\"","metadata":{"n":"{\\","resourceVersion":"1"}}`, 3,
+			`{"s":"}{\"","metadata":{"n":"{\\","resourceVersion":"3"}}`},
+		{"escaped key", `{"metad\u0061ta":{"resourceVersion":"1"}}`, 3, `{"metad\u0061ta":{"resourceVersion":"3"}}`},
+		{"last duplicate counts", `{"metadata":{"resourceVersion":"1"},"metadata":{"name":"n"}}`, 3,
+			`{"metadata":{"resourceVersion":"1"},"metadata":{"resourceVersion":"3","name":"n"}}`},
+		{"nested metadata untouched", `{"spec":{"metadata":{"resourceVersion":"1"}}}`, 3,
+			`{"metadata":{"resourceVersion":"3"},"spec":{"metadata":{"resourceVersion":"1"}}}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -111,6 +111,10 @@ func (s *Store) openState() error {
 		return err
 	}
 	s.fsm = f
+	if f.Discarded() {
+		s.cfg.Logger.Warn("the state file was open, unsynced, when the machine restarted and may be torn: discarded; rebuilding the state from the newest snapshot and the raft log",
+			"path", filepath.Join(s.cfg.DataDir, stateFile))
+	}
 	s.hub = newHub(f.Applied())
 	s.logStore, err = raftboltdb.New(raftboltdb.Options{Path: filepath.Join(s.cfg.DataDir, logFile)})
 	if err != nil {
