@@ -266,8 +266,17 @@ func TestMetricsRaftGauges(t *testing.T) {
 	if code, body := httpDo(t, n, http.MethodPost, "/api/v1/namespaces/default/configmaps", configMap("g", "1")); code != http.StatusCreated {
 		t.Fatalf("create: %d %s", code, body)
 	}
-	rv := listRV(t, n, "default")
-	s := scrapeMetrics(t, n)
+	// The node's controllers write on their own (default ServiceAccounts,
+	// kube-root-ca.crt): compare with a scrape between two lists at the
+	// same revision.
+	var s scrape
+	var rv uint64
+	pollUntil(t, "a scrape between two lists at one revision", func() (bool, string) {
+		rv = listRV(t, n, "default")
+		s = scrapeMetrics(t, n)
+		again := listRV(t, n, "default")
+		return again == rv, fmt.Sprintf("revision %d then %d", rv, again)
+	})
 
 	if v := s.mustValue(t, "raftapi_raft_state", "state", "Leader"); v != 1 {
 		t.Errorf("raftapi_raft_state{state=Leader} = %v, want 1", v)
