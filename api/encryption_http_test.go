@@ -231,11 +231,12 @@ func TestEncryptionAtRest(t *testing.T) {
 		}
 	}
 	// The scan sees what is stored: the plain configmap is in the raft
-	// log, the state and the backup.
-	for _, name := range []string{"raft.db", "state.db", "backup"} {
+	// log (the segments in wal/), the state and the backup.
+	for _, name := range []string{"wal", "state.db", "backup"} {
 		found := false
 		for path, data := range files {
-			found = found || (filepath.Base(path) == name && bytes.Contains(data, []byte(cmValue)))
+			in := filepath.Base(path) == name || filepath.Base(filepath.Dir(path)) == name
+			found = found || (in && bytes.Contains(data, []byte(cmValue)))
 		}
 		if !found {
 			t.Errorf("configmap value not found in %s among %v", name, slices.Sorted(mapKeys(files)))

@@ -15,7 +15,6 @@ import (
 const (
 	tokenFile      = "token"
 	kubeconfigFile = "admin.kubeconfig"
-	raftLogFile    = "raft.db"
 )
 
 // TokenPath is where a node keeps its cluster's full join token.

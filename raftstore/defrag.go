@@ -14,7 +14,7 @@ import (
 // Files of a data directory that Open creates.
 const (
 	stateFile = "state.db" // the state machine's bbolt database
-	logFile   = "raft.db"  // the raft log and stable store (raft-boltdb)
+	logFile   = "raft.db"  // raft-boltdb's log of earlier releases, moved to wal/ on start
 )
 
 // DefragResult is what Defrag did to one database file.

@@ -51,7 +51,7 @@ func (s *Store) Status() Status {
 func (s *Store) StatusWithDisk() Status {
 	st := s.Status()
 	st.StateBytes = fileSize(filepath.Join(s.cfg.DataDir, stateFile))
-	st.LogBytes = fileSize(filepath.Join(s.cfg.DataDir, logFile))
+	st.LogBytes = dirSize(filepath.Join(s.cfg.DataDir, walDir))
 	return st
 }
 
@@ -102,6 +102,22 @@ func (s *Store) observeLeader() {
 			return
 		}
 	}
+}
+
+// dirSize is the total size of the files in dir, 0 when it cannot be
+// read.
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // fileSize is the size of the file at path, 0 when it cannot be read.

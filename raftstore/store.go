@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	"github.com/raftapi/raftapi/fsm"
 )
 
@@ -31,7 +30,7 @@ type Store struct {
 	// raftReady holds raft once started, for the peer mux's goroutines,
 	// which run before it exists.
 	raftReady atomic.Pointer[raft.Raft]
-	logStore  *raftboltdb.BoltStore
+	logStore  logStore
 	logs      raft.LogStore
 	transport *raft.NetworkTransport
 	mux       *peerMux
@@ -116,9 +115,9 @@ func (s *Store) openState() error {
 			"path", filepath.Join(s.cfg.DataDir, stateFile))
 	}
 	s.hub = newHub(f.Applied())
-	s.logStore, err = raftboltdb.New(raftboltdb.Options{Path: filepath.Join(s.cfg.DataDir, logFile)})
+	s.logStore, err = openLogStore(s.cfg.DataDir, newHCLogger(s.cfg.Logger))
 	if err != nil {
-		return fmt.Errorf("raftstore: open raft log: %w", err)
+		return err
 	}
 	s.logs, err = raft.NewLogCache(512, s.logStore)
 	return err
