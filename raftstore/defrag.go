@@ -35,7 +35,9 @@ const defragTxSize = 64 << 20
 // much more than now keeps its size. Each file is copied into a fresh,
 // dense file beside it, synced, and renamed over the old one; a crash
 // leaves either the old file or the new one. It refuses a directory a
-// running node holds (bbolt's file lock).
+// running node holds (bbolt's file lock). The raft log is a WAL that
+// deletes whole segments itself; an earlier release's raft.db, not yet
+// migrated, is compacted too.
 func Defrag(dataDir string) ([]DefragResult, error) {
 	var out []DefragResult
 	for _, name := range []string{stateFile, logFile} {

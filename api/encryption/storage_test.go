@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,9 +130,13 @@ func TestStorageEnvelope(t *testing.T) {
 	if err := json.Unmarshal(raw, &env); err != nil || len(env) != 2 {
 		t.Fatalf("stored form %s, want an envelope of two members", raw)
 	}
-	want := fmt.Sprintf(`{"name":"s","namespace":"ns","resourceVersion":"%d","uid":"uid-s"}`, created.Rev)
-	if string(env["metadata"]) != want {
-		t.Fatalf("envelope metadata %s, want %s", env["metadata"], want)
+	var meta map[string]string
+	if err := json.Unmarshal(env["metadata"], &meta); err != nil {
+		t.Fatalf("envelope metadata %s: %v", env["metadata"], err)
+	}
+	want := map[string]string{"name": "s", "namespace": "ns", "resourceVersion": fmt.Sprint(created.Rev), "uid": "uid-s"}
+	if !maps.Equal(meta, want) {
+		t.Fatalf("envelope metadata %s, want %v", env["metadata"], want)
 	}
 	var value []byte
 	if err := json.Unmarshal(env[encryptedField], &value); err != nil || !bytes.HasPrefix(value, []byte("k8s:enc:aesgcm:v1:k1:")) {
