@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -26,6 +27,8 @@ type stream struct {
 	// columnsSent is set once a Table event carried the column
 	// definitions; later ones leave them out.
 	columnsSent bool
+	// buf is reused for each JSON event line.
+	buf []byte
 }
 
 func (s *Scope) newStream(w http.ResponseWriter, out negotiation.Output) *stream {
@@ -112,9 +115,12 @@ func (s *stream) sendStatus(st *metav1.Status) bool {
 	} else {
 		raw, _ = json.Marshal(st)
 	}
-	return s.write("ERROR", raw)
+	return s.write("ERROR", raw) && s.flush()
 }
 
+// write writes one event without flushing it: the caller flushes once
+// it has no more events at hand (see flush), so a busy stream sends many
+// events per write to the connection instead of one each.
 func (s *stream) write(typ string, obj []byte) bool {
 	s.arm()
 	defer s.disarm()
@@ -122,18 +128,30 @@ func (s *stream) write(typ string, obj []byte) bool {
 	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
 		err = s.writeProtobuf(typ, obj)
 	} else {
-		err = json.NewEncoder(s.w).Encode(struct {
-			Type   string          `json:"type"`
-			Object json.RawMessage `json:"object"`
-		}{typ, obj})
+		err = s.writeJSON(typ, obj)
 	}
-	if err != nil {
-		return false
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-	return true
+	return err == nil
+}
+
+// writeJSON writes one {"type","object"} line. obj is JSON the server
+// encoded (stored objects are validated when written), so it is copied
+// as it is rather than re-scanned by an encoder.
+func (s *stream) writeJSON(typ string, obj []byte) error {
+	s.buf = append(s.buf[:0], `{"type":"`...)
+	s.buf = append(s.buf, typ...)
+	s.buf = append(s.buf, `","object":`...)
+	s.buf = append(s.buf, obj...)
+	s.buf = append(s.buf, "}\n"...)
+	_, err := s.w.Write(s.buf)
+	return err
+}
+
+// flush sends what was written to the client, within writeTimeout.
+func (s *stream) flush() bool {
+	s.arm()
+	defer s.disarm()
+	err := s.rc.Flush()
+	return err == nil || errors.Is(err, http.ErrNotSupported)
 }
 
 // writeProtobuf writes one length-prefixed WatchEvent frame.

@@ -50,6 +50,9 @@ func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns strin
 	if wr.InitialEventsEnd && !st.send("BOOKMARK", s.encoder().bookmark(wr.From, true)) {
 		return
 	}
+	if !st.flush() {
+		return
+	}
 	s.pump(ctx, st, wr.Watcher, q.bookmarks)
 }
 
@@ -68,12 +71,31 @@ func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookm
 		case <-tick:
 			sw.RequestProgress()
 		case ev, ok := <-sw.ResultChan():
-			if !ok || !s.sendEvent(st, ev, bookmarks) {
+			if !ok || !s.sendEvent(st, ev, bookmarks) || !s.sendReady(st, sw, bookmarks) || !st.flush() {
 				return
 			}
 		}
 	}
 }
+
+// sendReady writes the events already waiting, up to maxUnflushed, so
+// that one flush carries them all.
+func (s *Scope) sendReady(st *stream, sw registry.Watcher, bookmarks bool) bool {
+	for range maxUnflushed {
+		select {
+		case ev, ok := <-sw.ResultChan():
+			if !ok || !s.sendEvent(st, ev, bookmarks) {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// maxUnflushed bounds the events written between two flushes.
+const maxUnflushed = 256
 
 func (s *Scope) sendEvent(st *stream, ev registry.WatchEvent, bookmarks bool) bool {
 	switch ev.Type {
