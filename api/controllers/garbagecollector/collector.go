@@ -93,6 +93,14 @@ func (gc *Collector) isOwner(uid string) bool {
 	return gc.owned[uid]
 }
 
+// hasOwners reports whether any uid was named in an owner reference at
+// the last pass.
+func (gc *Collector) hasOwners() bool {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	return len(gc.owned) > 0
+}
+
 func (gc *Collector) setOwned(owned map[string]bool) {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()

@@ -1,6 +1,7 @@
 package garbagecollector
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -64,7 +65,11 @@ func (gc *Collector) changedSince(ctx context.Context, from, to uint64) bool {
 // object has (or had) owner references or a propagation finalizer, or it
 // is an owner.
 func (gc *Collector) relevant(ev registry.WatchEvent) bool {
+	owners := gc.hasOwners()
 	for _, data := range [][]byte{ev.Object, ev.Prev} {
+		if !owners && !mentionsGC(data) {
+			continue // the common case, found without decoding
+		}
 		var v struct {
 			Metadata struct {
 				UID             string            `json:"uid"`
@@ -93,4 +98,12 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// mentionsGC reports whether the stored object's JSON holds an
+// ownerReferences or finalizers member anywhere: objects without either
+// (stored as our encoder wrote them, keys unescaped) cannot give the
+// collector work unless they are owners.
+func mentionsGC(data []byte) bool {
+	return bytes.Contains(data, []byte(`"ownerReferences"`)) || bytes.Contains(data, []byte(`"finalizers"`))
 }
