@@ -1,0 +1,38 @@
+package raftnodes
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Stop stops node n's process (SIGTERM, then SIGKILL after grace) and
+// waits for the exit.
+func (c *Cluster) Stop(n *Node, grace time.Duration) {
+	if n.proc != nil {
+		n.proc.Stop(grace)
+	}
+}
+
+// Restart starts stopped node n again on its data directory and returns
+// how long after the start it first answered /readyz with 200.
+func (c *Cluster) Restart(ctx context.Context, n *Node, timeout time.Duration) (time.Duration, error) {
+	if n.proc != nil && n.proc.Running() {
+		return 0, fmt.Errorf("raftnodes: restart %s: still running", n.Name)
+	}
+	if err := c.spawn(n); err != nil {
+		return 0, err
+	}
+	if err := c.WaitReady(ctx, n, timeout); err != nil {
+		return 0, err
+	}
+	return time.Since(n.proc.Started()), nil
+}
+
+// RSS returns node n's resident set size in bytes.
+func (c *Cluster) RSS(n *Node) (int64, error) {
+	if n.proc == nil || !n.proc.Running() {
+		return 0, fmt.Errorf("raftnodes: %s is not running", n.Name)
+	}
+	return n.proc.RSS()
+}
