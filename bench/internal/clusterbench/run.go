@@ -1,0 +1,82 @@
+package clusterbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/raftapi/raftapi/bench/internal/etcdnodes"
+	"github.com/raftapi/raftapi/bench/internal/figures"
+	"github.com/raftapi/raftapi/bench/internal/procs"
+	"github.com/raftapi/raftapi/bench/internal/raftnodes"
+	"github.com/raftapi/raftapi/bench/internal/target"
+)
+
+// Config is a bench-cluster run.
+type Config struct {
+	// Raftapi is the raftapi binary; Self is this benchmark's binary,
+	// which runs the etcd members.
+	Raftapi, Self string
+	// VsEtcd runs the figures against etcd too.
+	VsEtcd bool
+	// Nodes is the size of each cluster.
+	Nodes   int
+	Figures figures.Config
+	// WorkDir holds the nodes' data; the caller removes it.
+	WorkDir string
+	// Log receives progress lines.
+	Log io.Writer
+}
+
+// Results are the outcomes of a run, per target, in table order.
+type Results struct {
+	Raftapi []figures.Outcome `json:"raftapi"`
+	Etcd    []figures.Outcome `json:"etcd,omitempty"`
+}
+
+// Run runs the figures on raftapi, then on etcd when asked, each cluster
+// started for its figures and stopped after them.
+func Run(ctx context.Context, cfg Config) (Results, error) {
+	var res Results
+	var err error
+	res.Raftapi, err = runRaftapi(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	if cfg.VsEtcd {
+		res.Etcd, err = runEtcd(ctx, cfg)
+	}
+	return res, err
+}
+
+func runRaftapi(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
+	var group procs.Group
+	defer group.StopAll()
+	dir := filepath.Join(cfg.WorkDir, "raftapi")
+	fmt.Fprintf(cfg.Log, "raftapi: starting %d nodes in %s\n", cfg.Nodes, dir)
+	c, err := raftnodes.Start(ctx, raftnodes.Config{Binary: cfg.Raftapi, Dir: dir, Nodes: cfg.Nodes, Procs: &group})
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	return figures.Run(ctx, target.NewRaftapi(c.Clients(nil), c.NewTransport), cfg.Figures)
+}
+
+func runEtcd(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
+	var group procs.Group
+	defer group.StopAll()
+	dir := filepath.Join(cfg.WorkDir, "etcd")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Fprintf(cfg.Log, "etcd: starting %d members in %s\n", cfg.Nodes, dir)
+	c, err := etcdnodes.Start(ctx, etcdnodes.Config{Self: cfg.Self, Dir: dir, Members: cfg.Nodes, Procs: &group})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return figures.Run(ctx, target.NewEtcd(c.Clients()), cfg.Figures)
+}

@@ -1,0 +1,125 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/raftapi/raftapi/bench/internal/figures"
+	"github.com/raftapi/raftapi/bench/internal/kubeapi"
+)
+
+// Raftapi drives a raftapi cluster through its HTTP API.
+type Raftapi struct {
+	clients []*kubeapi.Client // one per node
+	// newTransport returns a transport with connections of its own.
+	newTransport func() *http.Transport
+
+	rvs sync.Map // namespace/name → the resourceVersion last written
+
+	watchMu      sync.Mutex
+	watchClients [][]*kubeapi.Client // per group of watchersPerTransport
+}
+
+var _ figures.Target = (*Raftapi)(nil)
+
+// watchersPerTransport is how many watches share a transport's
+// connections: HTTP/2 servers allow some hundred streams on one.
+const watchersPerTransport = 100
+
+// NewRaftapi returns the target of the nodes' clients (one per node, in
+// node order), with newTransport for the watches' connections.
+func NewRaftapi(clients []*kubeapi.Client, newTransport func() *http.Transport) *Raftapi {
+	return &Raftapi{clients: clients, newTransport: newTransport}
+}
+
+// Name implements figures.Target.
+func (r *Raftapi) Name() string { return "raftapi" }
+
+// Namespace is the namespace holding space's keys.
+func Namespace(space string) string { return "bench-" + space }
+
+func (r *Raftapi) client(c int) *kubeapi.Client { return r.clients[c%len(r.clients)] }
+
+// Prepare creates space's namespace and waits for the CA bundle
+// ConfigMap raftapi adds to every namespace, so that the namespace's
+// content is settled before a figure counts it.
+func (r *Raftapi) Prepare(ctx context.Context, space string) error {
+	ns := Namespace(space)
+	if err := r.clients[0].CreateNamespace(ctx, ns); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(caBundleWait)
+	for {
+		_, err := r.clients[0].GetConfigMap(ctx, ns, caBundle, false)
+		if err == nil || !kubeapi.IsNotFound(err) || time.Now().After(deadline) {
+			return nil // a server that adds no CA bundle is no error
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// caBundle is the ConfigMap raftapi, as kube-controller-manager, puts in
+// every namespace; caBundleWait is how long Prepare waits for it.
+const (
+	caBundle     = "kube-root-ca.crt"
+	caBundleWait = 10 * time.Second
+)
+
+// Create creates a ConfigMap holding value.
+func (r *Raftapi) Create(ctx context.Context, c int, space, name, value string) error {
+	ns := Namespace(space)
+	o, err := r.client(c).CreateConfigMap(ctx, ns, name, value)
+	if err != nil {
+		return err
+	}
+	r.rvs.Store(ns+"/"+name, o.ResourceVersion)
+	return nil
+}
+
+// Update replaces the ConfigMap conditionally on the resourceVersion this
+// target last wrote for it, as a controller updates what it read.
+func (r *Raftapi) Update(ctx context.Context, c int, space, name, value string) error {
+	ns := Namespace(space)
+	rv, ok := r.rvs.Load(ns + "/" + name)
+	if !ok {
+		return fmt.Errorf("target: update %s/%s: not written here", ns, name)
+	}
+	o, err := r.client(c).UpdateConfigMap(ctx, ns, name, rv.(string), value)
+	if err != nil {
+		return err
+	}
+	r.rvs.Store(ns+"/"+name, o.ResourceVersion)
+	return nil
+}
+
+// Delete deletes the ConfigMap.
+func (r *Raftapi) Delete(ctx context.Context, c int, space, name string) error {
+	ns := Namespace(space)
+	if err := r.client(c).DeleteConfigMap(ctx, ns, name); err != nil {
+		return err
+	}
+	r.rvs.Delete(ns + "/" + name)
+	return nil
+}
+
+// Get reads the ConfigMap, Most Recent or with resourceVersion=0.
+func (r *Raftapi) Get(ctx context.Context, c int, space, name string, stale bool) error {
+	_, err := r.client(c).GetConfigMap(ctx, Namespace(space), name, stale)
+	return err
+}
+
+// List lists the namespace's ConfigMaps, Most Recent, in one request.
+func (r *Raftapi) List(ctx context.Context, c int, space string) (int, error) {
+	p, err := r.client(c).ListConfigMaps(ctx, Namespace(space), kubeapi.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return p.Count(), nil
+}
