@@ -15,6 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 RACE_PKGS   := ./fsm/... ./raftstore/... ./api/...
 
 .PHONY: all help build install image test test-unit test-e2e test-deploy bench lint fmt vet staticcheck clean chaos chaos-short build-chaos
+.PHONY: bench-cluster bench-scale bench-smoke build-bench
 
 all: build
 
@@ -41,10 +42,10 @@ image: build
 
 # make test: lint, unit and in-process cluster tests (race detector on the
 # core), a short run of every fuzz target, then the end-to-end tests
-# against the real binary, the deployment artifacts, then a short run of
-# the fault harness.
-## test: everything CI runs - lint, unit, short fuzzing, e2e, deploy and a short chaos run
-test: lint test-unit fuzz-short test-e2e test-deploy chaos-short
+# against the real binary, the deployment artifacts, a smoke run of the
+# process benchmarks, then a short run of the fault harness.
+## test: everything CI runs - lint, unit, short fuzzing, e2e, deploy, benchmark smoke and a short chaos run
+test: lint test-unit fuzz-short test-e2e test-deploy bench-smoke chaos-short
 
 ## test-unit: unit and in-process cluster tests (race detector on the core)
 test-unit:
@@ -136,6 +137,38 @@ fuzz-short:
 ## bench: the benchmarks of the state machine, store, API and cluster
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m ./fsm/... ./raftstore/... ./api/ ./cluster/
+
+# The benchmarks of real processes (bench/, a module of its own, so that
+# etcd's server stays out of raftapi's go.mod): a 3-node cluster of
+# bin/raftapi driven through its HTTP API, and with BENCH_VS=etcd a
+# 3-member etcd doing the same work. Sizes and lengths are flags of
+# bin/raftapi-bench, or BENCH_* in the environment (BENCH_DURATION,
+# BENCH_CLIENTS, BENCH_LIST_OBJECTS, BENCH_RESTART_OBJECTS, ...; see
+# bin/raftapi-bench cluster -h and scale -h); BENCH_FLAGS passes more.
+# Reports go to bin/bench-report/<target>/ (BENCH_OUT). bench-smoke, part
+# of make test, runs both at tiny sizes and fails on any error or on a
+# figure without operations.
+BENCH_FLAGS ?=
+BENCH_SMOKE_CLUSTER := -vs etcd -duration 1s -clients 1,4 -watch-rate 50
+BENCH_SMOKE_SCALE   := -duration 1s -watchers 20 -watch-rate 50 -list-objects 200 -page-limit 50 -churn 50 \
+	-restart-objects 300 -load-clients 16 -max-cutoff 0
+
+build-bench:
+	cd bench && CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(BIN)/raftapi-bench ./cmd/raftapi-bench
+
+## bench-cluster: 3 real nodes over HTTP: writes, gets, lists, watches at 1 and 64 clients (BENCH_VS=etcd: beside etcd)
+bench-cluster: build build-bench
+	$(BIN)/raftapi-bench cluster -raftapi $(BIN)/raftapi $(BENCH_FLAGS)
+
+## bench-scale: 1,000 watchers, a 100,000-object list, paged and Exact lists, restart with 1,000,000 objects, memory
+bench-scale: build build-bench
+	$(BIN)/raftapi-bench scale -raftapi $(BIN)/raftapi $(BENCH_FLAGS)
+
+## bench-smoke: bench-cluster (with etcd) and bench-scale at tiny sizes; fails on errors or empty figures
+bench-smoke: build build-bench
+	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
+	$(BIN)/raftapi-bench cluster -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-cluster $(BENCH_SMOKE_CLUSTER)
+	$(BIN)/raftapi-bench scale -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-scale $(BENCH_SMOKE_SCALE)
 
 ## lint: gofmt, go vet and staticcheck
 lint: fmt vet staticcheck
