@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/raftapi/raftapi/bench/internal/etcdnodes"
 	"github.com/raftapi/raftapi/bench/internal/figures"
@@ -61,7 +62,11 @@ func runRaftapi(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	return figures.Run(ctx, target.NewRaftapi(c.Clients(nil), c.NewTransport), cfg.Figures)
+	leader, err := c.LeaderIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return figures.Run(ctx, target.NewRaftapi(leaderLast(c.Clients(nil), leader), c.NewTransport), cfg.Figures)
 }
 
 func runEtcd(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
@@ -78,5 +83,17 @@ func runEtcd(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
 		return nil, err
 	}
 	defer c.Close()
-	return figures.Run(ctx, target.NewEtcd(c.Clients()), cfg.Figures)
+	leader, err := c.Leader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return figures.Run(ctx, target.NewEtcd(leaderLast(c.Clients(), leader)), cfg.Figures)
+}
+
+// leaderLast orders the members' clients with the leader's last, so that
+// on every target client 0 (the one of the 1-client figures) talks to a
+// follower, as two requests in three do at 64 clients.
+func leaderLast[T any](clients []T, leader int) []T {
+	out := slices.Concat(clients[:leader], clients[leader+1:])
+	return append(out, clients[leader])
 }

@@ -128,3 +128,25 @@ func (c *Cluster) Close() {
 		cl.Close()
 	}
 }
+
+// Leader returns the index of the member every member names as leader.
+func (c *Cluster) Leader(ctx context.Context) (int, error) {
+	ids := make([]uint64, len(c.clients))
+	var leader uint64
+	for i, cl := range c.clients {
+		st, err := cl.Status(ctx, cl.Endpoints()[0])
+		if err != nil {
+			return -1, fmt.Errorf("etcdnodes: status of %s: %w", c.members[i].Name, err)
+		}
+		if leader != 0 && st.Leader != leader {
+			return -1, fmt.Errorf("etcdnodes: no agreed leader")
+		}
+		ids[i], leader = st.Header.MemberId, st.Leader
+	}
+	for i, id := range ids {
+		if id == leader {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("etcdnodes: leader %x is not a member", leader)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -73,4 +74,13 @@ func (c *Cluster) Follower(ctx context.Context) (*Node, error) {
 		}
 	}
 	return nil, fmt.Errorf("raftnodes: no running follower")
+}
+
+// LeaderIndex returns the index in Nodes of the agreed leader.
+func (c *Cluster) LeaderIndex(ctx context.Context) (int, error) {
+	l, err := c.Leader(ctx)
+	if err != nil {
+		return -1, err
+	}
+	return slices.Index(c.Nodes, l), nil
 }

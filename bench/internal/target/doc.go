@@ -2,5 +2,6 @@
 // raftapi through its Kubernetes HTTP API (ConfigMaps holding the value,
 // one namespace per space) and etcd through its own client (raw keys
 // under a prefix per space). Client c of a figure talks to member
-// c mod 3 on both, and so does watcher w.
+// c mod 3 on both, and so does watcher w, the members in the order the
+// caller gives them.
 package target
