@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/raftapi/raftapi/bench/internal/procs"
 )
 
 // Stop stops node n's process (SIGTERM, then SIGKILL after grace) and
@@ -29,10 +31,10 @@ func (c *Cluster) Restart(ctx context.Context, n *Node, timeout time.Duration) (
 	return time.Since(n.proc.Started()), nil
 }
 
-// RSS returns node n's resident set size in bytes.
-func (c *Cluster) RSS(n *Node) (int64, error) {
+// Memory returns node n's resident memory.
+func (c *Cluster) Memory(n *Node) (procs.Memory, error) {
 	if n.proc == nil || !n.proc.Running() {
-		return 0, fmt.Errorf("raftnodes: %s is not running", n.Name)
+		return procs.Memory{}, fmt.Errorf("raftnodes: %s is not running", n.Name)
 	}
-	return n.proc.RSS()
+	return n.proc.Memory()
 }

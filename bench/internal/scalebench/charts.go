@@ -35,13 +35,14 @@ func (r Results) Sections() []report.Section {
 	}
 	if len(r.Memory) > 0 {
 		b := report.BarChart{Title: "Resident memory and data held", XLabel: "MiB"}
-		rss, held := report.Bars{Name: "RSS"}, report.Bars{Name: "objects held"}
+		rss, anon, held := report.Bars{Name: "RSS"}, report.Bars{Name: "RSS anon"}, report.Bars{Name: "objects held"}
 		for _, m := range r.Memory {
 			b.Labels = append(b.Labels, m.Node+" ("+m.When+")")
 			rss.Values = append(rss.Values, float64(m.RSS)/(1<<20))
+			anon.Values = append(anon.Values, float64(m.Anon)/(1<<20))
 			held.Values = append(held.Values, float64(m.Held)/(1<<20))
 		}
-		b.Bars = []report.Bars{rss, held}
+		b.Bars = []report.Bars{rss, anon, held}
 		out = append(out, report.Section{Title: "Memory", Charts: []template.HTML{b.SVG()}})
 	}
 	return out

@@ -2,14 +2,14 @@ package scalebench
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/raftapi/raftapi/bench/internal/raftnodes"
 	"github.com/raftapi/raftapi/bench/internal/report"
 )
 
-// memory reads every node's resident set size (VmRSS) and databases'
-// sizes against the data the cluster holds.
+// memory reads every node's resident memory (VmRSS, and its anonymous
+// and file-backed parts) and databases' sizes against the data the
+// cluster holds.
 func (r *run) memory(ctx context.Context, res *Results) error {
 	for _, n := range r.c.Nodes {
 		m, err := r.memoryOf(ctx, n, "loaded")
@@ -23,7 +23,7 @@ func (r *run) memory(ctx context.Context, res *Results) error {
 
 // memoryOf measures node n now; when says at which point of the run.
 func (r *run) memoryOf(ctx context.Context, n *raftnodes.Node, when string) (Memory, error) {
-	rss, err := r.c.RSS(n)
+	mem, err := r.c.Memory(n)
 	if err != nil {
 		return Memory{}, err
 	}
@@ -31,11 +31,9 @@ func (r *run) memoryOf(ctx context.Context, n *raftnodes.Node, when string) (Mem
 	if err != nil {
 		return Memory{}, err
 	}
-	m := Memory{Node: n.Name, When: when, RSS: rss, Held: r.held, StateBytes: st.StateBytes, LogBytes: st.LogBytes}
-	r.logf("memory %s (%s): RSS %s for %s of objects; state db %s, raft log %s", n.Name, when,
-		report.Bytes(rss), report.Bytes(r.held), report.Bytes(st.StateBytes), report.Bytes(st.LogBytes))
-	if rss == 0 {
-		return m, fmt.Errorf("memory %s: no resident set size", n.Name)
-	}
+	m := Memory{Node: n.Name, When: when, Memory: mem, Held: r.held, StateBytes: st.StateBytes, LogBytes: st.LogBytes}
+	r.logf("memory %s (%s): RSS %s (anon %s, file %s) for %s of objects; state db %s, raft log %s", n.Name, when,
+		report.Bytes(mem.RSS), report.Bytes(mem.Anon), report.Bytes(mem.File), report.Bytes(r.held),
+		report.Bytes(st.StateBytes), report.Bytes(st.LogBytes))
 	return m, nil
 }

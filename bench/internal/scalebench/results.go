@@ -5,6 +5,7 @@ import (
 
 	"github.com/raftapi/raftapi/bench/internal/figures"
 	"github.com/raftapi/raftapi/bench/internal/load"
+	"github.com/raftapi/raftapi/bench/internal/procs"
 )
 
 // Results are a run's measurements; a step that did not run is nil.
@@ -61,12 +62,12 @@ type Exact struct {
 	Current   []time.Duration `json:"current_ns"`
 }
 
-// Memory is one node's resident set size against the data the cluster
+// Memory is one node's resident memory against the data the cluster
 // holds.
 type Memory struct {
 	Node string `json:"node"`
 	When string `json:"when"`
-	RSS  int64  `json:"rss_bytes"`
+	procs.Memory
 	// Held is the sum of the objects' sizes as the server encodes them.
 	Held int64 `json:"held_bytes"`
 	// StateBytes and LogBytes are the node's databases on disk.

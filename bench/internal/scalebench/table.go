@@ -41,8 +41,9 @@ func (r Results) Table() report.Table {
 	}
 	for _, m := range r.Memory {
 		add(fmt.Sprintf("memory %s (%s)", m.Node, m.When), "RSS "+report.Bytes(m.RSS),
-			fmt.Sprintf("%.1f× the %s of objects held; state db %s, raft log %s", float64(m.RSS)/float64(max(m.Held, 1)),
-				report.Bytes(m.Held), report.Bytes(m.StateBytes), report.Bytes(m.LogBytes)))
+			fmt.Sprintf("%.1f× the %s of objects held; anon %s, file-backed %s; state db %s, raft log %s",
+				float64(m.RSS)/float64(max(m.Held, 1)), report.Bytes(m.Held), report.Bytes(m.Anon), report.Bytes(m.File),
+				report.Bytes(m.StateBytes), report.Bytes(m.LogBytes)))
 	}
 	if s := r.Restart; s != nil {
 		add(fmt.Sprintf("restart %s holding %d objects: /readyz 200 after", s.Node, s.Objects), report.Duration(s.Ready), "from the process's start")
