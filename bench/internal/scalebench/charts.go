@@ -2,6 +2,7 @@ package scalebench
 
 import (
 	"html/template"
+	"strings"
 	"time"
 
 	"github.com/raftapi/raftapi/bench/internal/load"
@@ -37,7 +38,7 @@ func (r Results) Sections() []report.Section {
 		b := report.BarChart{Title: "Resident memory and data held", XLabel: "MiB"}
 		rss, anon, held := report.Bars{Name: "RSS"}, report.Bars{Name: "RSS anon"}, report.Bars{Name: "objects held"}
 		for _, m := range r.Memory {
-			b.Labels = append(b.Labels, m.Node+" ("+m.When+")")
+			b.Labels = append(b.Labels, m.Node+", "+strings.ToLower(m.Role)+" ("+m.When+")")
 			rss.Values = append(rss.Values, float64(m.RSS)/(1<<20))
 			anon.Values = append(anon.Values, float64(m.Anon)/(1<<20))
 			held.Values = append(held.Values, float64(m.Held)/(1<<20))

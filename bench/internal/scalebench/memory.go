@@ -31,8 +31,8 @@ func (r *run) memoryOf(ctx context.Context, n *raftnodes.Node, when string) (Mem
 	if err != nil {
 		return Memory{}, err
 	}
-	m := Memory{Node: n.Name, When: when, Memory: mem, Held: r.held, StateBytes: st.StateBytes, LogBytes: st.LogBytes}
-	r.logf("memory %s (%s): RSS %s (anon %s, file %s) for %s of objects; state db %s, raft log %s", n.Name, when,
+	m := Memory{Node: n.Name, Role: st.State, When: when, Memory: mem, Held: r.held, StateBytes: st.StateBytes, LogBytes: st.LogBytes}
+	r.logf("memory %s (%s, %s): RSS %s (anon %s, file %s) for %s of objects; state db %s, raft log %s", n.Name, st.State, when,
 		report.Bytes(mem.RSS), report.Bytes(mem.Anon), report.Bytes(mem.File), report.Bytes(r.held),
 		report.Bytes(st.StateBytes), report.Bytes(st.LogBytes))
 	return m, nil

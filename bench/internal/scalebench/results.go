@@ -66,6 +66,8 @@ type Exact struct {
 // holds.
 type Memory struct {
 	Node string `json:"node"`
+	// Role is the node's raft state then: Leader, Follower.
+	Role string `json:"role"`
 	When string `json:"when"`
 	procs.Memory
 	// Held is the sum of the objects' sizes as the server encodes them.

@@ -3,6 +3,7 @@ package scalebench
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/raftapi/raftapi/bench/internal/report"
@@ -40,7 +41,7 @@ func (r Results) Table() report.Table {
 				e.CurrentRV, report.Duration(cur), len(e.Old)))
 	}
 	for _, m := range r.Memory {
-		add(fmt.Sprintf("memory %s (%s)", m.Node, m.When), "RSS "+report.Bytes(m.RSS),
+		add(fmt.Sprintf("memory %s, %s (%s)", m.Node, strings.ToLower(m.Role), m.When), "RSS "+report.Bytes(m.RSS),
 			fmt.Sprintf("%.1f× the %s of objects held; anon %s, file-backed %s; state db %s, raft log %s",
 				float64(m.RSS)/float64(max(m.Held, 1)), report.Bytes(m.Held), report.Bytes(m.Anon), report.Bytes(m.File),
 				report.Bytes(m.StateBytes), report.Bytes(m.LogBytes)))
