@@ -88,9 +88,14 @@ type Config struct {
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
 	// CommitTimeout is how long the leader lets followers go without
-	// learning its commit index when no new entries flow. A follower's Most
-	// Recent read waits for it to learn the read index, so this bounds such
-	// a read's latency after a write. Default 10ms (raft's own is 50ms).
+	// learning its commit index when no new entries flow (raft waits
+	// between one and two of it). A follower's Most Recent read waits for
+	// it to learn the read index, so this bounds such a read's latency
+	// after a write — and an update or delete through a follower reads the
+	// object first: one client updating through a follower did 58/s at
+	// 10ms, 169/s at 2ms. The price is an empty AppendEntries to each
+	// follower every 2-4ms on an idle cluster. Default 2ms (raft's own is
+	// 50ms).
 	CommitTimeout time.Duration
 	// SnapshotThreshold is how many new log entries make a snapshot due;
 	// zero keeps raft's default (8192). Raft checks it every
@@ -128,7 +133,7 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.WaitTimeout, 3*time.Second)
 	setDefault(&out.ApplyTimeout, 10*time.Second)
 	setDefault(&out.ReadIndexTimeout, 5*time.Second)
-	setDefault(&out.CommitTimeout, 10*time.Millisecond)
+	setDefault(&out.CommitTimeout, 2*time.Millisecond)
 	setDefault(&out.PeerHandshakeTimeout, 3*time.Second)
 	if out.WatchBuffer <= 0 {
 		out.WatchBuffer = 1024
