@@ -14,7 +14,9 @@ const watchSpace = "scale-watch"
 
 // watch is the watch fan-out: Watchers spread over the nodes while
 // writes go in at WatchRate. Cut-off watchers are a figure unless
-// MaxCutOff bounds them; lost events and failed writes are failures.
+// MaxCutOff bounds them; lost events and failed writes are problems.
+// A problem fails the run but does not stop it: the later steps do not
+// depend on this one.
 func (r *run) watch(ctx context.Context, res *Results) error {
 	t := target.NewRaftapi(r.clients, r.c.NewTransport)
 	o, err := figures.WatchFanout(ctx, t, figures.WatchConfig{
@@ -26,20 +28,27 @@ func (r *run) watch(ctx context.Context, res *Results) error {
 	res.Watch = &o
 	s := o.Summary
 	r.logf("watch fan-out: %s; delivery p50 %v, p99 %v", o.Note, s.P50, s.P99)
-	if err := r.countHeld(ctx, target.Namespace(watchSpace)); err != nil {
-		return err
+	res.Problems = append(res.Problems, r.watchProblems(o)...)
+	return r.countHeld(ctx, target.Namespace(watchSpace))
+}
+
+// watchProblems are what makes the watch fan-out a failed figure.
+func (r *run) watchProblems(o figures.Outcome) []string {
+	var out []string
+	s, w := o.Summary, o.Watch
+	if s.Errors > 0 {
+		out = append(out, fmt.Sprintf("watch fan-out: %d writes failed (first: %s)", s.Errors, s.FirstErr))
 	}
-	switch w := o.Watch; {
-	case s.Errors > 0:
-		return fmt.Errorf("watch fan-out: %d writes failed (first: %s)", s.Errors, s.FirstErr)
-	case s.Ops == 0:
-		return fmt.Errorf("watch fan-out: no event delivered")
-	case w.Lost > 0:
-		return fmt.Errorf("watch fan-out: %d events never reached a watcher that stayed open", w.Lost)
-	case r.cfg.MaxCutOff >= 0 && w.CutOff > r.cfg.MaxCutOff:
-		return fmt.Errorf("watch fan-out: %d watchers cut off, more than %d (first: %s)", w.CutOff, r.cfg.MaxCutOff, w.FirstCut)
+	if s.Ops == 0 {
+		out = append(out, "watch fan-out: no event delivered")
 	}
-	return nil
+	if w.Lost > 0 {
+		out = append(out, fmt.Sprintf("watch fan-out: %d events never reached a watcher that stayed open", w.Lost))
+	}
+	if r.cfg.MaxCutOff >= 0 && w.CutOff > r.cfg.MaxCutOff {
+		out = append(out, fmt.Sprintf("watch fan-out: %d watchers cut off, more than %d (first: %s)", w.CutOff, r.cfg.MaxCutOff, w.FirstCut))
+	}
+	return out
 }
 
 // countHeld adds the size of every object of namespace ns, listed, to
