@@ -58,7 +58,7 @@ func (p *gcPass) collectLatest(ctx context.Context, n *gcNode) error {
 		}
 		return p.gc.deleteNode(ctx, n, metav1.DeletePropagationForeground)
 	}
-	return p.gc.deleteNode(ctx, n, registry.PolicyFromFinalizers(&n.meta))
+	return p.gc.deleteNode(ctx, n, registry.PolicyFromFinalizers(&metav1.ObjectMeta{Finalizers: n.meta.Finalizers}))
 }
 
 // unblockIfCycle clears blockOwnerDeletion on n's references when one of

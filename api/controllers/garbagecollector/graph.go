@@ -19,13 +19,25 @@ type gcNode struct {
 	res  *resource.Resource
 	key  string
 	rev  uint64
-	meta metav1.ObjectMeta
+	meta gcMeta
+}
+
+// gcMeta is the part of an object's metadata the collector reads: a pass
+// holds one per stored object, so labels, annotations and managedFields
+// are left undecoded.
+type gcMeta struct {
+	Namespace         string                  `json:"namespace,omitempty"`
+	Name              string                  `json:"name,omitempty"`
+	UID               types.UID               `json:"uid,omitempty"`
+	DeletionTimestamp *metav1.Time            `json:"deletionTimestamp,omitempty"`
+	Finalizers        []string                `json:"finalizers,omitempty"`
+	OwnerReferences   []metav1.OwnerReference `json:"ownerReferences,omitempty"`
 }
 
 // newGCNode reads the metadata of o, an object of res.
 func newGCNode(res *resource.Resource, o registry.Object) (*gcNode, error) {
 	var v struct {
-		Metadata metav1.ObjectMeta `json:"metadata"`
+		Metadata gcMeta `json:"metadata"`
 	}
 	if err := json.Unmarshal(o.Data, &v); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", o.Key, err)
@@ -82,9 +94,25 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 			continue // another version of a resource shares its storage
 		}
 		seen[res.Prefix("")] = true
-		list, err := gc.store.List(ctx, res.Prefix(""), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.MostRecent}})
+		if err := gc.addResource(ctx, g, res); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// gcPage is how many objects one list page of a pass holds: only a page
+// of stored bytes is alive at a time, not every object of the resource.
+const gcPage = 1000
+
+// addResource adds every object of res to g, a page at a time; every page
+// is read at the first's revision (a Most Recent read).
+func (gc *Collector) addResource(ctx context.Context, g *gcGraph, res *resource.Resource) error {
+	opts := registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.MostRecent}, Limit: gcPage}
+	for {
+		list, err := gc.store.List(ctx, res.Prefix(""), opts)
 		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", res.Plural, err)
+			return fmt.Errorf("list %s: %w", res.Plural, err)
 		}
 		for _, o := range list.Items {
 			n, err := newGCNode(res, o)
@@ -94,8 +122,11 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 			}
 			g.add(n)
 		}
+		if list.Continue == "" {
+			return nil
+		}
+		opts = registry.StoreListOptions{Limit: gcPage, Continue: list.Continue}
 	}
-	return g, nil
 }
 
 func (g *gcGraph) add(n *gcNode) {
