@@ -49,7 +49,8 @@ func (c LineChart) SVG() template.HTML {
 			x, f.height-f.bottom, x, f.height-f.bottom+4, x, f.height-f.bottom+16, num(v))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" fill="#555">%s</text>`, f.width-f.right, f.height-4, esc(c.XLabel))
-	fmt.Fprintf(&b, `<text x="4" y="%d" fill="#555">%s</text>`, f.top-4, esc(c.YLabel))
+	fmt.Fprintf(&b, `<text transform="rotate(-90)" x="%.0f" y="12" text-anchor="middle" fill="#555">%s</text>`,
+		-(float64(f.top) + f.plotH()/2), esc(c.YLabel))
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#999"/>`, f.left, f.top, f.plotW(), f.plotH())
 	var names, colors []string
 	for i, l := range c.Lines {
