@@ -282,7 +282,7 @@ func benchAppResource(b *testing.B, noCEL bool) *resource.Resource {
 		crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
 	}
 	crd.Status.AcceptedNames = crd.Spec.Names
-	rs, err := apiextensions.Resources(crd)
+	rs, err := apiextensions.Resources(crd, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

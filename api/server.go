@@ -101,8 +101,8 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	crds := apiextensions.CRDResource()
-	resources := resource.NewRegistry(append(builtin.Resources(), crds)...)
+	crds, policies := apiextensions.CRDResource(), apiextensions.PolicyResource()
+	resources := resource.NewRegistry(append(builtin.Resources(), crds, policies)...)
 	if opts.Members != nil {
 		resources.Add(membersResource)
 	}
@@ -115,7 +115,8 @@ func NewServer(store *raftstore.Store, opts Options) *Server {
 	})
 	s.namespaces = namespace.New(s.registry)
 	s.gc = garbagecollector.New(s.registry, opts.Logger)
-	s.serving = apiextensions.NewServing(s.registry.Storage(), crds, s, opts.Logger)
+	policies.Admit = apiextensions.NewPolicyAdmission(s.registry.Storage(), crds)
+	s.serving = apiextensions.NewServing(s.registry.Storage(), crds, policies, s, opts.Logger)
 	s.crds = crd.New(s.registry, crds, builtins, opts.Logger, opts.Now)
 	s.rbac = rbac.New(s.registry.Storage(), opts.Logger)
 	rbac.Guard(builtins, s.rbac.Admission(opts.Authorizer))

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
+	"github.com/raftapi/raftapi/api/apiextensions/convwebhook"
 	"github.com/raftapi/raftapi/api/resource"
 )
 
@@ -61,16 +62,38 @@ func (crdStrategy) PrepareForUpdate(obj, old runtime.Object) {
 }
 
 // Validate runs kube's ValidateCustomResourceDefinition, less the metadata
-// errors the registry reports itself (see createErrors).
+// errors the registry reports itself (see createErrors), then refuses
+// what raftapi cannot serve (unreachableWebhook).
 func (crdStrategy) Validate(obj runtime.Object) field.ErrorList {
-	return validate1(obj, func(ctx context.Context, c *v1CRD, in *apiextensions.CustomResourceDefinition) field.ErrorList {
+	errs := validate1(obj, func(ctx context.Context, c *v1CRD, in *apiextensions.CustomResourceDefinition) field.ErrorList {
 		return createErrors(c, validation.ValidateCustomResourceDefinition(ctx, in))
 	})
+	return append(errs, unreachableWebhook(obj)...)
 }
 
-// ValidateUpdate runs kube's ValidateCustomResourceDefinitionUpdate.
+// ValidateUpdate runs kube's ValidateCustomResourceDefinitionUpdate, then
+// refuses what raftapi cannot serve (unreachableWebhook).
 func (crdStrategy) ValidateUpdate(obj, old runtime.Object) field.ErrorList {
-	return validate2(obj, old, validation.ValidateCustomResourceDefinitionUpdate)
+	errs := validate2(obj, old, validation.ValidateCustomResourceDefinitionUpdate)
+	return append(errs, unreachableWebhook(obj)...)
+}
+
+// unreachableWebhook refuses a conversion webhook named by
+// clientConfig.service: kube-apiserver resolves it through the cluster's
+// Services, which raftapi does not have, so it reaches webhooks only by
+// clientConfig.url.
+func unreachableWebhook(obj runtime.Object) field.ErrorList {
+	c, ok := obj.(*v1CRD)
+	if !ok || c.Spec.Conversion == nil || c.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+		return nil
+	}
+	w := c.Spec.Conversion.Webhook
+	if w == nil || w.ClientConfig == nil || w.ClientConfig.Service == nil {
+		return nil
+	}
+	svc := w.ClientConfig.Service
+	path := field.NewPath("spec", "conversion", "webhook", "clientConfig", "service")
+	return field.ErrorList{field.Invalid(path, svc.Namespace+"/"+svc.Name, convwebhook.ErrService.Error())}
 }
 
 // crdStatusStrategy is kube's CRD status strategy: the registry already

@@ -230,7 +230,7 @@ func newFuzzFixture() (*fuzzFixture, error) {
 		return nil, fmt.Errorf("the fuzz CRD is invalid: %v", errs.ToAggregate())
 	}
 	crd.Status.AcceptedNames = crd.Spec.Names
-	rs, err := apiextensions.Resources(crd)
+	rs, err := apiextensions.Resources(crd, nil)
 	if err != nil || len(rs) != 1 {
 		return nil, fmt.Errorf("Resources(fuzz CRD) = %d resources, %v; want 1", len(rs), err)
 	}
@@ -353,7 +353,7 @@ func (f *fuzzFixture) checkStoredRaw(t *testing.T, body []byte) {
 	if err := u.UnmarshalJSON(body); err != nil {
 		return
 	}
-	f.res.Schema.Stored(u.Object)
+	_ = f.res.Schema.Stored(u.Object)
 	f.res.TableCells(u.Object, time.Now())
 }
 

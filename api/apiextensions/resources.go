@@ -28,16 +28,21 @@ func terminating(crd *apiextensionsv1.CustomResourceDefinition) bool {
 
 // Resources describes the served versions of crd as resources, named by
 // its accepted names. Every version shares the storage keys of the group
-// and plural, so an object written in one version is read in all of them
-// (the None conversion).
-func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Resource, error) {
+// and plural, so an object written in one version is read in all of them,
+// converted by the CRD's conversion: policy's, when policy (which may be
+// nil) is the ConversionPolicy named as crd, else spec.conversion's.
+func Resources(crd *apiextensionsv1.CustomResourceDefinition, policy *ConversionPolicy) ([]*resource.Resource, error) {
+	conv, err := newConverter(crd, policy)
+	if err != nil {
+		return nil, err
+	}
 	var out []*resource.Resource
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
 		if !v.Served {
 			continue
 		}
-		r, err := versionResource(crd, v)
+		r, err := versionResource(crd, v, conv)
 		if err != nil {
 			return nil, err
 		}
@@ -47,9 +52,9 @@ func Resources(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Resou
 }
 
 // versionResource describes one version of crd.
-func versionResource(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion) (*resource.Resource, error) {
+func versionResource(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion, conv Converter) (*resource.Resource, error) {
 	names := crd.Status.AcceptedNames
-	vs, err := newVersionSchema(crd, v)
+	vs, err := newVersionSchema(crd, v, conv)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -36,14 +38,24 @@ type versionSchema struct {
 	statusValidator apiservervalidation.SchemaValidator
 	cel             *cel.Validator
 	fingerprint     string
-	served          *servedCache
+	// conv converts objects stored in another version to this one and
+	// back to the storage version; served caches its results when they
+	// depend on the object alone (nil otherwise).
+	conv   Converter
+	served *servedCache
 }
 
 // newVersionSchema compiles the schema of version of crd as
 // kube-apiserver's custom resource handler does.
-func newVersionSchema(crd *apiextensionsv1.CustomResourceDefinition, version *apiextensionsv1.CustomResourceDefinitionVersion) (*versionSchema, error) {
+func newVersionSchema(crd *apiextensionsv1.CustomResourceDefinition, version *apiextensionsv1.CustomResourceDefinitionVersion, conv Converter) (*versionSchema, error) {
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version.Name, Kind: crd.Spec.Names.Kind}
-	vs := &versionSchema{gvk: gvk, storage: storageVersion(crd), preserveUnknown: crd.Spec.PreserveUnknownFields, served: newServedCache()}
+	if conv == nil {
+		conv = noneConverter{group: crd.Spec.Group}
+	}
+	vs := &versionSchema{gvk: gvk, storage: storageVersion(crd), preserveUnknown: crd.Spec.PreserveUnknownFields, conv: conv}
+	if deterministic(conv) {
+		vs.served = newServedCache()
+	}
 	var props *apiextensionsinternal.JSONSchemaProps
 	if version.Schema != nil && version.Schema.OpenAPIV3Schema != nil {
 		internal := &apiextensionsinternal.CustomResourceValidation{}
@@ -96,9 +108,32 @@ func (vs *versionSchema) Decoded(obj map[string]any) ([]string, error) {
 }
 
 // Stored implements resource.Schema: kube-apiserver's decoding of a
-// stored custom resource, which drops malformed metadata instead of
-// failing, then the served version's apiVersion (None conversion).
-func (vs *versionSchema) Stored(obj map[string]any) {
+// stored custom resource: converted from the version it was stored in to
+// this one by the CRD's conversion, then coerced to this version's
+// schema, which drops malformed metadata instead of failing.
+func (vs *versionSchema) Stored(obj map[string]any) error {
+	return vs.StoredAll([]map[string]any{obj})
+}
+
+// StoredAll is Stored for the objects of a list or a batch of events: a
+// converter that makes a round trip (a webhook) makes one for them all.
+func (vs *versionSchema) StoredAll(objs []map[string]any) error {
+	conv, err := convertTo(vs.conv, vs.gvk.Group, objs, vs.gvk.Version)
+	if err != nil {
+		return err
+	}
+	for i, obj := range objs {
+		if c := conv[i]; !sameMap(c, obj) {
+			clear(obj)
+			maps.Copy(obj, c)
+		}
+		vs.storedForm(obj)
+	}
+	return nil
+}
+
+// storedForm coerces obj, already in this version, to its schema.
+func (vs *versionSchema) storedForm(obj map[string]any) {
 	_, _ = vs.coerce(obj, true)
 	obj["apiVersion"] = vs.gvk.GroupVersion().String()
 	if md, ok := obj["metadata"].(map[string]any); ok {
@@ -106,6 +141,30 @@ func (vs *versionSchema) Stored(obj map[string]any) {
 			md["generation"] = int64(1) // objects from before generations existed
 		}
 	}
+}
+
+// ToStorage implements resource.Schema: obj, in this version, converted
+// to the storage version by the CRD's conversion.
+func (vs *versionSchema) ToStorage(obj map[string]any) (map[string]any, error) {
+	out, err := convertTo(vs.conv, vs.gvk.Group, []map[string]any{obj}, vs.storage)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// ConvertTo implements resource.Schema.
+func (vs *versionSchema) ConvertTo(obj map[string]any, version string) (map[string]any, error) {
+	out, err := convertTo(vs.conv, vs.gvk.Group, []map[string]any{obj}, version)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// sameMap reports whether a and b are the same map value.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // coerce is kube-apiserver's unstructuredSchemaCoercer followed by its
@@ -186,10 +245,20 @@ func jsonSchema(s *spec.Schema) *spec.Schema {
 
 // CachedServed returns the served form of stored if this version
 // computed it recently; the caller must not modify it.
-func (vs *versionSchema) CachedServed(stored []byte) ([]byte, bool) { return vs.served.get(stored) }
+func (vs *versionSchema) CachedServed(stored []byte) ([]byte, bool) {
+	if vs.served == nil {
+		return nil, false
+	}
+	return vs.served.get(stored)
+}
 
-// RememberServed records served as the served form of stored.
-func (vs *versionSchema) RememberServed(stored, served []byte) { vs.served.put(stored, served) }
+// RememberServed records served as the served form of stored, unless the
+// conversion's answers may change.
+func (vs *versionSchema) RememberServed(stored, served []byte) {
+	if vs.served != nil {
+		vs.served.put(stored, served)
+	}
+}
 
 // StorageVersion implements resource.Schema.
 func (vs *versionSchema) StorageVersion() string { return vs.storage }

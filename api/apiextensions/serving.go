@@ -28,10 +28,11 @@ type Publisher interface {
 // Every node runs one, leader or not, so a follower serves a custom
 // resource as soon as it has applied its CRD.
 type Serving struct {
-	storage registry.Storage
-	crds    *resource.Resource
-	pub     Publisher
-	log     *slog.Logger
+	storage  registry.Storage
+	crds     *resource.Resource
+	policies *resource.Resource
+	pub      Publisher
+	log      *slog.Logger
 
 	// served is, per CRD name, the resourceVersion its resources were
 	// built from and the resources published for it.
@@ -41,14 +42,17 @@ type Serving struct {
 }
 
 type servedCRD struct {
+	// rv is the CRD's resourceVersion, and its policy's after a slash.
 	rv   string
 	gvrs []schema.GroupVersionResource
 }
 
 // NewServing returns the serving loop of the CRDs of crds (the
-// CustomResourceDefinition resource) stored in storage.
-func NewServing(storage registry.Storage, crds *resource.Resource, pub Publisher, log *slog.Logger) *Serving {
-	return &Serving{storage: storage, crds: crds, pub: pub, log: log, served: map[string]servedCRD{}, synced: make(chan struct{})}
+// CustomResourceDefinition resource) stored in storage, converted by the
+// ConversionPolicies of policies (PolicyResource) that name them.
+func NewServing(storage registry.Storage, crds, policies *resource.Resource, pub Publisher, log *slog.Logger) *Serving {
+	return &Serving{storage: storage, crds: crds, policies: policies, pub: pub, log: log,
+		served: map[string]servedCRD{}, synced: make(chan struct{})}
 }
 
 // Synced is closed once the CRDs present at start are served.
@@ -82,25 +86,60 @@ func (s *Serving) Run(ctx context.Context) {
 	}
 }
 
-// waitForChange returns after the first change of a CRD after rev, or
-// when the watch ends.
+// waitForChange returns after the first change of a CRD or a policy
+// after rev, or when a watch ends.
 func (s *Serving) waitForChange(ctx context.Context, rev uint64) {
-	w, err := s.storage.Watch(ctx, s.crds.Prefix(""), registry.WatchOptions{Revision: rev, Recursive: true})
-	if err != nil {
-		sleep(ctx, time.Second)
-		return
-	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if ev.Type != registry.Bookmark {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changed := make(chan struct{}, 2)
+	for _, prefix := range []string{s.crds.Prefix(""), s.policies.Prefix("")} {
+		w, err := s.storage.Watch(ctx, prefix, registry.WatchOptions{Revision: rev, Recursive: true})
+		if err != nil {
+			sleep(ctx, time.Second)
 			return
 		}
+		go func() {
+			defer w.Stop()
+			for ev := range w.ResultChan() {
+				if ev.Type != registry.Bookmark {
+					break
+				}
+			}
+			changed <- struct{}{}
+		}()
 	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+	}
+}
+
+// listPolicies returns the stored ConversionPolicies by name (the name of
+// the CRD each converts), and the revision of the list.
+func (s *Serving) listPolicies(ctx context.Context, consistency registry.Consistency) (map[string]*ConversionPolicy, uint64, error) {
+	list, err := s.storage.List(ctx, s.policies.Prefix(""), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: consistency}})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make(map[string]*ConversionPolicy, len(list.Items))
+	for _, o := range list.Items {
+		p := &ConversionPolicy{}
+		if err := json.Unmarshal(o.Data, p); err != nil {
+			s.log.Error("custom resources: undecodable conversion policy", "key", o.Key, "err", err)
+			continue
+		}
+		out[p.Name] = p
+	}
+	return out, list.Revision, nil
 }
 
 // reconcile publishes the resources of the CRDs stored now and returns
 // the revision it listed at.
 func (s *Serving) reconcile(ctx context.Context, consistency registry.Consistency) (uint64, error) {
+	policies, rev, err := s.listPolicies(ctx, consistency)
+	if err != nil {
+		return 0, err
+	}
 	list, err := s.storage.List(ctx, s.crds.Prefix(""), registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: consistency}})
 	if err != nil {
 		return 0, err
@@ -115,7 +154,7 @@ func (s *Serving) reconcile(ctx context.Context, consistency registry.Consistenc
 			continue
 		}
 		seen[crd.Name] = true
-		a, r := s.update(crd)
+		a, r := s.update(crd, policies[crd.Name])
 		add, remove = append(add, a...), append(remove, r...)
 	}
 	for name, sc := range s.served {
@@ -127,24 +166,29 @@ func (s *Serving) reconcile(ctx context.Context, consistency registry.Consistenc
 	if len(add) > 0 || len(remove) > 0 {
 		s.pub.Publish(add, remove)
 	}
-	return list.Revision, nil
+	return rev, nil
 }
 
-// update returns what changes in the resources served for crd.
-func (s *Serving) update(crd *apiextensionsv1.CustomResourceDefinition) (add []*resource.Resource, remove []schema.GroupVersionResource) {
+// update returns what changes in the resources served for crd, converted
+// by policy (nil for none).
+func (s *Serving) update(crd *apiextensionsv1.CustomResourceDefinition, policy *ConversionPolicy) (add []*resource.Resource, remove []schema.GroupVersionResource) {
+	rv := crd.ResourceVersion
+	if policy != nil {
+		rv += "/" + policy.ResourceVersion
+	}
 	prev, ok := s.served[crd.Name]
-	if ok && prev.rv == crd.ResourceVersion {
+	if ok && prev.rv == rv {
 		return nil, nil
 	}
 	var rs []*resource.Resource
 	if Served(crd) {
 		var err error
-		if rs, err = Resources(crd); err != nil {
+		if rs, err = Resources(crd, policy); err != nil {
 			s.log.Error("custom resources: cannot serve definition", "crd", crd.Name, "err", err)
 			rs = nil
 		}
 	}
-	next := servedCRD{rv: crd.ResourceVersion}
+	next := servedCRD{rv: rv}
 	keep := map[schema.GroupVersionResource]bool{}
 	for _, r := range rs {
 		gvr := r.GroupVersion().WithResource(r.Plural)

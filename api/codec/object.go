@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -27,7 +26,9 @@ func DecodeStored(res *resource.Resource, data []byte) (runtime.Object, error) {
 			return nil, apierrors.NewInternalError(err)
 		}
 		if res.Schema != nil {
-			res.Schema.Stored(u.Object)
+			if err := res.Schema.Stored(u.Object); err != nil {
+				return nil, err
+			}
 		}
 		return u, nil
 	}
@@ -61,7 +62,11 @@ func decodeConverted(res *resource.Resource, data []byte) (runtime.Object, error
 func EncodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
 	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
 	if u, ok := obj.(*unstructured.Unstructured); ok && res.Schema != nil && res.Schema.StorageVersion() != res.Version {
-		obj = inStorageVersion(res, u)
+		content, err := res.Schema.ToStorage(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		obj = &unstructured.Unstructured{Object: content}
 	}
 	if res.StoredAs != nil {
 		stored, err := res.StoredAs.ToStored(obj)
@@ -78,39 +83,75 @@ func EncodeStored(res *resource.Resource, obj runtime.Object) ([]byte, error) {
 	return b, nil
 }
 
-// inStorageVersion returns u as stored: with the apiVersion of the
-// resource's storage version (the None conversion), u itself unchanged.
-func inStorageVersion(res *resource.Resource, u *unstructured.Unstructured) *unstructured.Unstructured {
-	content := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		content[k] = v
-	}
-	content["apiVersion"] = schema.GroupVersion{Group: res.Group, Version: res.Schema.StorageVersion()}.String()
-	return &unstructured.Unstructured{Object: content}
-}
-
 // ServedData returns the JSON of a stored object in the version res
 // serves: the stored bytes themselves unless res is stored as another
 // version or has a Schema to coerce them to.
 func ServedData(res *resource.Resource, data []byte) ([]byte, error) {
 	switch {
 	case res.Schema != nil:
-		c, cached := res.Schema.(servedCache)
-		if cached {
-			if b, ok := c.CachedServed(data); ok {
-				return b, nil
-			}
+		out, err := ServedItems(res, [][]byte{data})
+		if err != nil {
+			return nil, err
 		}
-		b, err := encodeJSON(DecodeStored(res, data))
-		if err == nil && cached {
-			b = b[:len(b):len(b)] // shared from now on: an append must copy
-			c.RememberServed(data, b)
-		}
-		return b, err
+		return out[0], nil
 	case res.StoredAs != nil:
 		return encodeJSON(decodeConverted(res, data))
 	}
 	return data, nil
+}
+
+// ServedItems is ServedData for the items of a list: the objects a
+// resource's Schema must convert are converted in one call (one
+// ConversionReview for a webhook, as kube-apiserver sends a list's).
+func ServedItems(res *resource.Resource, items [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(items))
+	if res.Schema == nil {
+		for i, data := range items {
+			b, err := ServedData(res, data)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = b
+		}
+		return out, nil
+	}
+	c, cached := res.Schema.(servedCache)
+	var missing []int
+	for i, data := range items {
+		if cached {
+			if b, ok := c.CachedServed(data); ok {
+				out[i] = b
+				continue
+			}
+		}
+		missing = append(missing, i)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	objs := make([]map[string]any, len(missing))
+	for j, i := range missing {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(items[i]); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		objs[j] = u.Object // integers as int64, as DecodeStored gives them
+	}
+	if err := res.Schema.StoredAll(objs); err != nil {
+		return nil, err
+	}
+	for j, i := range missing {
+		b, err := json.Marshal(objs[j])
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if cached {
+			b = b[:len(b):len(b)] // shared from now on: an append must copy
+			c.RememberServed(items[i], b)
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // servedCache is implemented by Schemas that remember the served form of

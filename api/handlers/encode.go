@@ -156,12 +156,12 @@ func rawListJSON(kind, apiVersion string, lm metav1.ListMeta, items []json.RawMe
 
 // rawItems returns the JSON of the listed objects in the served version.
 func (e encoder) rawItems(res *registry.ListResult) ([]json.RawMessage, error) {
-	items := make([]json.RawMessage, len(res.Items))
-	for i, o := range res.Items {
-		data, err := codec.ServedData(e.res, o.Data)
-		if err != nil {
-			return nil, err
-		}
+	served, err := codec.ServedItems(e.res, itemsOf(res))
+	if err != nil {
+		return nil, err
+	}
+	items := make([]json.RawMessage, len(served))
+	for i, data := range served {
 		items[i] = data
 	}
 	return items, nil

@@ -12,10 +12,18 @@ import (
 )
 
 // table renders stored objects as a Table with the resource's columns,
-// computed from the stored form, and row objects in the served form;
-// withColumns false leaves the column definitions out (watch events after
-// the first).
+// computed from the stored form (from the served form for a resource with
+// a Schema: a custom resource's columns are its version's), and row
+// objects in the served form; withColumns false leaves the column
+// definitions out (watch events after the first).
 func (e encoder) table(items [][]byte, lm metav1.ListMeta, out negotiation.Output, withColumns bool) (*metav1.Table, error) {
+	served := e.res.Schema != nil
+	if served {
+		var err error
+		if items, err = codec.ServedItems(e.res, items); err != nil {
+			return nil, err
+		}
+	}
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: metav1.GroupName + "/" + out.MetaVersion},
 		ListMeta: lm,
@@ -34,11 +42,14 @@ func (e encoder) table(items [][]byte, lm metav1.ListMeta, out negotiation.Outpu
 		switch out.Include {
 		case negotiation.IncludeNone:
 		case negotiation.IncludeObject:
-			served, err := codec.ServedData(e.res, data)
-			if err != nil {
-				return nil, err
+			obj := data
+			if !served {
+				var err error
+				if obj, err = codec.ServedData(e.res, data); err != nil {
+					return nil, err
+				}
 			}
-			row.Object = runtime.RawExtension{Raw: served}
+			row.Object = runtime.RawExtension{Raw: obj}
 		default:
 			pom, err := partialMetadata(data, "v1")
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
@@ -114,10 +115,15 @@ func (s *Store) applyCreate(ctx context.Context, ns, name string, patch *unstruc
 }
 
 // decodeApplyConfiguration parses an apply patch: YAML (or JSON) of a
-// partial object.
+// partial object, its integers as int64 (as every other body is decoded:
+// a schema's integer field refuses a float64).
 func decodeApplyConfiguration(body []byte) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(body, &u.Object); err != nil {
+	js, err := yaml.YAMLToJSON(body)
+	if err == nil {
+		err = utiljson.Unmarshal(js, &u.Object)
+	}
+	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 	}
 	if u.Object == nil {

@@ -2,8 +2,10 @@ package registry
 
 import (
 	"fmt"
+	"maps"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -73,15 +75,18 @@ func (f *fieldManagers) build(res *resource.Resource, subresource string) (*mana
 	reset := resetFields(res, subresource)
 	if !res.Typed() {
 		tc := managedfields.NewDeducedTypeConverter()
+		if res.Schema != nil {
+			conv.others = f.otherVersions(res)
+		}
 		if res.Schema != nil && res.Schema.OpenAPI(true) != nil {
 			var err error
-			if tc, err = f.typeConverter(res); err != nil {
+			if tc, err = f.typeConverter(res, conv.others); err != nil {
 				return nil, err
 			}
 		}
 		return managedfields.NewDefaultCRDFieldManager(tc, conv, noDefaults{}, conv, gvk, gvk.GroupVersion(), subresource, reset)
 	}
-	tc, err := f.typeConverter(res)
+	tc, err := f.typeConverter(res, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -89,13 +94,37 @@ func (f *fieldManagers) build(res *resource.Resource, subresource string) (*mana
 }
 
 // typeConverter builds the structured-merge-diff types of res's
-// group/version from its OpenAPI v3 document.
-func (f *fieldManagers) typeConverter(res *resource.Resource) (managedfields.TypeConverter, error) {
+// group/version, and of the other versions of its kind (others), from
+// their OpenAPI v3 documents.
+func (f *fieldManagers) typeConverter(res *resource.Resource, others []schema.GroupVersionKind) (managedfields.TypeConverter, error) {
 	doc, ok := openapi.V3(f.reg, res.GroupVersion())
 	if !ok || doc.Components == nil {
 		return nil, fmt.Errorf("no OpenAPI document for %s", res.GroupVersion())
 	}
-	return managedfields.NewTypeConverter(doc.Components.Schemas, false)
+	schemas := maps.Clone(doc.Components.Schemas)
+	for _, gvk := range others {
+		if d, ok := openapi.V3(f.reg, gvk.GroupVersion()); ok && d.Components != nil {
+			for name, s := range d.Components.Schemas {
+				if _, dup := schemas[name]; !dup {
+					schemas[name] = s
+				}
+			}
+		}
+	}
+	return managedfields.NewTypeConverter(schemas, false)
+}
+
+// otherVersions returns the kinds of res's other served versions (the
+// resources of its group and plural in other versions, untyped and with a
+// Schema, as every version of a custom resource is).
+func (f *fieldManagers) otherVersions(res *resource.Resource) []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, r := range f.reg.All() {
+		if r.Group == res.Group && r.Plural == res.Plural && r.Version != res.Version && !r.Typed() && r.Schema != nil {
+			out = append(out, r.GroupVersionKind())
+		}
+	}
+	return out
 }
 
 // resetFields are the fields a write through subresource does not own,

@@ -1,11 +1,10 @@
 package registry
 
 import (
-	"encoding/json"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -25,7 +24,12 @@ func CheckFieldSelector(sel fields.Selector, res *resource.Resource) error {
 }
 
 // predicate returns the store predicate of the options' selectors, or
-// nil when both are empty.
+// nil when both are empty. Fields of a resource with a Schema are matched
+// in the served form, the object converted to the version of the request
+// (a custom resource's selectable fields are its version's). An object
+// that cannot be converted matches: converting it again to answer fails
+// the list (or ends the watch) with the conversion's error, as
+// kube-apiserver fails a request whose objects it cannot convert.
 func predicate(res *resource.Resource, o ListOptions) Predicate {
 	ls, fs := o.LabelSelector, o.FieldSelector
 	if ls == nil {
@@ -39,8 +43,11 @@ func predicate(res *resource.Resource, o ListOptions) Predicate {
 	}
 	return func(data []byte) bool {
 		var obj map[string]any
-		if json.Unmarshal(data, &obj) != nil {
+		if utiljson.Unmarshal(data, &obj) != nil { // integers as int64, as a conversion expects them
 			return false
+		}
+		if !fs.Empty() && res.Schema != nil && res.Schema.Stored(obj) != nil {
+			return true // kept, so that encoding it fails the request as kube's conversion does
 		}
 		return matchesLabels(ls, obj) && matchesFields(res, fs, obj)
 	}
