@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/apiextensions"
+	"github.com/raftapi/raftapi/api/apiextensions/declarative"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -33,7 +34,8 @@ var (
 )
 
 // cleanup advances the deletion of crd: Terminating in progress, every
-// instance deleted, then the finalizer removed. A pass that finds
+// instance deleted, its ConversionPolicy deleted, then the finalizer
+// removed. A pass that finds
 // instances still held by their finalizers stops there; a later pass
 // goes on.
 func (c *Controller) cleanup(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) {
@@ -53,6 +55,9 @@ func (c *Controller) cleanup(ctx context.Context, crd *apiextensionsv1.CustomRes
 			}
 		}
 		done = deletionCompleted
+	}
+	if err := c.deletePolicy(ctx, crd.Name); err != nil {
+		return
 	}
 	if err := c.setTerminating(ctx, crd, done); err != nil {
 		return
@@ -118,4 +123,24 @@ func (c *Controller) deleteInstances(ctx context.Context, res *resource.Resource
 		}
 	}
 	return left, nil
+}
+
+// policyResource is raftapi.io/v1 conversionpolicies.
+var policyResource = schema.GroupVersionResource{Group: declarative.Group, Version: "v1", Resource: "conversionpolicies"}
+
+// deletePolicy deletes the ConversionPolicy named as a CRD being deleted:
+// it converts nothing once the CRD is gone, and would otherwise convert
+// (or fail to convert) a later CRD of the same name that it was never
+// checked against.
+func (c *Controller) deletePolicy(ctx context.Context, name string) error {
+	res := c.reg.Resources().Get(policyResource)
+	if res == nil {
+		return nil
+	}
+	_, err := c.reg.Store(res).Delete(ctx, "", name, &metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		c.log.Warn("crd controller: deleting the conversion policy", "crd", name, "err", err)
+		return err
+	}
+	return nil
 }

@@ -25,21 +25,26 @@ type Controller struct {
 	builtins []*resource.Resource
 	log      *slog.Logger
 	now      func() time.Time
+
+	migration  migrationOptions
+	migrations migrations
 }
 
 // New returns the controllers of the CRDs of crds (the
 // CustomResourceDefinition resource) in reg; builtins are the resources
 // whose names no CRD may take.
 func New(reg *registry.Registry, crds *resource.Resource, builtins []*resource.Resource, log *slog.Logger, now func() time.Time) *Controller {
-	return &Controller{reg: reg, crds: crds, builtins: builtins, log: log, now: now}
+	return &Controller{reg: reg, crds: crds, builtins: builtins, log: log, now: now, migration: defaultMigrationOptions()}
 }
 
 // Run reconciles while this node leads, until ctx ends: after every
 // change of a CRD (one watch kept open while leading) and every
-// resyncInterval.
+// resyncInterval. Storage version migrations run beside it and end with
+// the leadership.
 func (c *Controller) Run(ctx context.Context) {
 	t := time.NewTicker(resyncInterval)
 	defer t.Stop()
+	defer c.stopMigrations()
 	var w registry.Watcher
 	stop := func() {
 		if w != nil {
@@ -51,6 +56,7 @@ func (c *Controller) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		if !c.reg.Storage().IsLeader() {
 			stop()
+			c.stopMigrations()
 		} else if rev := c.reconcile(ctx); w == nil && rev != 0 {
 			w, _ = c.reg.Storage().Watch(ctx, c.crds.Prefix(""), registry.WatchOptions{Revision: rev, Recursive: true})
 		}
@@ -100,6 +106,7 @@ func (c *Controller) reconcile(ctx context.Context) uint64 {
 		}
 		// The names just accepted count for the CRDs after this one.
 		crds[i] = c.name(ctx, crd, crds)
+		c.startMigration(ctx, crds[i])
 	}
 	return list.Revision
 }

@@ -10,6 +10,7 @@ import (
 
 	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -120,7 +121,7 @@ func TestCleanupResumes(t *testing.T) {
 	create(t, reg, crds, "", things("gizmos", "Gizmo"))
 	c.reconcile(context.Background())
 	crd := get(t, reg, crds, "gizmos.test.raftapi.io")
-	rs, err := apiextensions.Resources(crd)
+	rs, err := apiextensions.Resources(crd, nil)
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("Resources = %v, %v", rs, err)
 	}
@@ -163,5 +164,27 @@ func TestCleanupResumes(t *testing.T) {
 	next.reconcile(context.Background())
 	if _, err := reg.Store(crds).Get(context.Background(), "", crd.Name, registry.GetOptions{}); err == nil {
 		t.Error("the CRD is still there after its last instance went")
+	}
+}
+
+// TestCleanupDeletesPolicy: deleting a CRD deletes the ConversionPolicy
+// named as it.
+func TestCleanupDeletesPolicy(t *testing.T) {
+	c, reg, crds := newTestController(t)
+	policies := apiextensions.PolicyResource()
+	reg.Register(policies)
+	create(t, reg, crds, "", things("gizmos", "Gizmo"))
+	c.reconcile(context.Background())
+	create(t, reg, policies, "", map[string]any{"apiVersion": "raftapi.io/v1", "kind": "ConversionPolicy",
+		"metadata": map[string]any{"name": "gizmos.test.raftapi.io"}, "spec": map[string]any{"steps": []any{}}})
+	if _, err := reg.Store(crds).Delete(context.Background(), "", "gizmos.test.raftapi.io", &metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.reconcile(context.Background())
+	if _, err := reg.Store(crds).Get(context.Background(), "", "gizmos.test.raftapi.io", registry.GetOptions{}); err == nil {
+		t.Fatal("the CRD is still there")
+	}
+	if _, err := reg.Store(policies).Get(context.Background(), "", "gizmos.test.raftapi.io", registry.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the policy of a deleted CRD: %v, want NotFound", err)
 	}
 }
