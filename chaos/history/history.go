@@ -80,3 +80,21 @@ func (h *History) Resources() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Through counts, per resource and version ("chaosobjects v2"), the
+// operations and the watch requests (START markers) that went through a
+// version of a resource served in several.
+func (h *History) Through() (ops, watches map[string]int) {
+	ops, watches = map[string]int{}, map[string]int{}
+	for _, o := range h.Ops {
+		if o.Version != "" {
+			ops[o.Resource+" "+o.Version]++
+		}
+	}
+	for _, e := range h.Events {
+		if e.Type == Start && e.Version != "" {
+			watches[e.Resource+" "+e.Version]++
+		}
+	}
+	return ops, watches
+}

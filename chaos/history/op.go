@@ -68,6 +68,10 @@ type Op struct {
 	// whose definition it has not applied yet). It says nothing about
 	// the object; a write answered so was not applied.
 	Unserved bool `json:"unserved,omitempty"`
+	// Version is the API version of the resource the request went
+	// through, when the resource is served in several; empty for its
+	// only version. Values are the register's, whatever the version.
+	Version string `json:"version,omitempty"`
 
 	// Register operations.
 	Key         string `json:"key,omitempty"`

@@ -41,6 +41,9 @@ type WatchEvent struct {
 	// Mode is the watcher's kind (on START): plain, bookmarks or
 	// initial-events.
 	Mode string `json:"mode,omitempty"`
+	// Version is the API version a START's watch (or a RELIST's list)
+	// went through, when the resource is served in several.
+	Version string `json:"version,omitempty"`
 	// Items is the state a RELIST read.
 	Items []Item `json:"items,omitempty"`
 	// Code is the HTTP status of an ERROR event.

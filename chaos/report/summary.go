@@ -23,7 +23,12 @@ type Summary struct {
 	// a 404 for the resource's path (a custom resource whose definition
 	// it had not applied yet); they are among the failed and unknown.
 	Unserved map[string]int `json:"unserved,omitempty"`
-	Events   int            `json:"watchEvents"`
+	// Through and WatchesThrough count, per resource and version
+	// ("chaosobjects v2"), the operations and the watch requests that went
+	// through a version of a resource served in several.
+	Through        map[string]int `json:"throughVersion,omitempty"`
+	WatchesThrough map[string]int `json:"watchesThroughVersion,omitempty"`
+	Events         int            `json:"watchEvents"`
 	// EventsBy counts the watch events received per resource.
 	EventsBy map[string]int `json:"watchEventsByResource,omitempty"`
 	// Watch counts what the watchers went through: bookmarks,
@@ -44,6 +49,7 @@ func Summarize(h *history.History, results []check.Result, seed uint64) Summary 
 	s := Summary{Passed: check.Passed(results), Seed: seed, Nodes: h.Nodes, Duration: time.Duration(h.End),
 		Ops: h.Counts(), Unserved: h.Unserved(), Faults: map[string]int{}, Results: results, Watch: map[string]int{},
 		EventsBy: map[string]int{}}
+	s.Through, s.WatchesThrough = h.Through()
 	for _, e := range h.Events {
 		switch {
 		case e.IsChange():
@@ -89,6 +95,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for _, k := range sortedKeys(s.Unserved) {
 		fmt.Fprintf(w, "  %s requests answered 404 for the path by a node not serving it: %d\n", k, s.Unserved[k])
+	}
+	for _, k := range sortedKeys(s.Through) {
+		fmt.Fprintf(w, "  %s through %s: %d operations, %d watch requests\n", strings.Fields(k)[0], strings.Fields(k)[1], s.Through[k], s.WatchesThrough[k])
 	}
 	fmt.Fprintf(w, "  watch events received: %d\n", s.Events)
 	for _, k := range sortedKeys(s.EventsBy) {

@@ -10,9 +10,12 @@
 //
 // The registers are objects of two resources used alike (Resource):
 // configmaps, the value in data.v, and the custom resource chaosobjects
-// (ChaosObjects, whose CustomResourceDefinition a run creates first), the
-// value in spec.value; every value is unique per write. Register and list
-// clients pick a resource for each operation, watchers follow one each.
+// (ChaosObjects, whose CustomResourceDefinition and ConversionPolicy a
+// run creates first), served in two versions, the value in spec.value
+// through v1 and in spec.payload through v2; every value is unique per
+// write. Register and list clients pick a resource for each operation,
+// watchers follow one each; every request for a resource served in
+// several versions goes through one picked at random.
 // A 404 for a resource's path rather than an object's (a node that has
 // not applied the definition) is recorded as Unserved, never as an absent
 // object.

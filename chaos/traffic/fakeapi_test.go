@@ -19,9 +19,10 @@ import (
 
 // fakeAPI is an in-memory API server of configmaps and chaosobjects in one
 // namespace, linearizable by construction (one lock, one resourceVersion
-// counter for both). Node URLs are its URL plus /NODE; a node in
-// unserved answers 404 for the chaosobjects path, as a node that has not
-// applied the definition does.
+// counter for both). It serves chaosobjects in each of their versions,
+// the value in the field of the version asked (a conversion). Node URLs
+// are its URL plus /NODE; a node in unserved answers 404 for the
+// chaosobjects path, as a node that has not applied the definition does.
 type fakeAPI struct {
 	mu       sync.Mutex
 	rv       int64
@@ -47,7 +48,11 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if parts[0] == "apis" {
 		parts = parts[1:]
 	}
-	res, name := resourceOf(parts[4]), ""
+	if len(parts) < 5 { // a definition or a policy
+		writeJSON(w, http.StatusCreated, map[string]any{})
+		return
+	}
+	res, name := resourceOf(parts[4], parts[1]), ""
 	if len(parts) > 5 {
 		name = parts[5]
 	}
@@ -89,8 +94,8 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			name = body.Metadata.Name
 		}
 		f.rv++
-		objs[name] = history.Item{Key: name, Value: body.value(), RV: f.rv}
-		writeJSON(w, http.StatusOK, newObject(res, "ns", name, body.value(), f.rv))
+		objs[name] = history.Item{Key: name, Value: body.value(res), RV: f.rv}
+		writeJSON(w, http.StatusOK, newObject(res, "ns", name, body.value(res), f.rv))
 	}
 }
 
@@ -162,6 +167,21 @@ func TestTrafficOnBothResources(t *testing.T) {
 			t.Fatalf("operation without a resource: %+v", k)
 		}
 	}
+	if through := okThrough(h, ChaosObjects.Name); through["v1"] == 0 || through["v2"] == 0 || len(through) != 2 {
+		t.Errorf("chaosobjects operations that succeeded, by version: %v, want some through v1 and v2 each", through)
+	}
+}
+
+// okThrough counts the successful operations on res by the version they
+// went through.
+func okThrough(h *history.History, res string) map[string]int {
+	out := map[string]int{}
+	for _, o := range h.Ops {
+		if o.Resource == res && o.Outcome == history.OK {
+			out[o.Version]++
+		}
+	}
+	return out
 }
 
 // coversEveryKind reports whether get, create, update, patch and delete

@@ -14,7 +14,7 @@ import (
 // op.Mode with op.RequestedRV, and pages of op.Limit items when op.Limit
 // is set. Every page's resourceVersion is kept in op.Pages.
 func (c *Client) List(ctx context.Context, op history.Op) history.Op {
-	res := resourceOf(op.Resource)
+	res := resourceOf(op.Resource, op.Version)
 	q := url.Values{}
 	switch op.Mode {
 	case history.Exact:
@@ -40,7 +40,7 @@ func (c *Client) List(ctx context.Context, op history.Op) history.Op {
 		op.Pages = append(op.Pages, l.rv())
 		for _, it := range l.Items {
 			if res.Owns(it.Metadata.Name) {
-				op.Items = append(op.Items, it.item())
+				op.Items = append(op.Items, it.item(res))
 			}
 		}
 		if l.Metadata.Continue == "" || op.Limit == 0 {

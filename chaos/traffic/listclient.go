@@ -10,7 +10,9 @@ import (
 // listClient lists a random resource of the namespace in every mode:
 // Most Recent, Exact at a recent resourceVersion and NotOlderThan the
 // newest it has seen (of any resource: every resource shares one
-// sequence of resourceVersions), each sometimes paginated.
+// sequence of resourceVersions), each sometimes paginated, through a
+// random version of a resource served in several (every page of a list
+// through the same).
 type listClient struct {
 	id     int
 	t      *Traffic
@@ -20,7 +22,9 @@ type listClient struct {
 }
 
 func (lc *listClient) step(ctx context.Context) {
-	op := history.Op{Client: lc.id, Node: lc.t.node(lc.rnd), Resource: lc.t.resource(lc.rnd).Name, Kind: history.List, Mode: history.MostRecent}
+	res := lc.t.resource(lc.rnd)
+	op := history.Op{Client: lc.id, Node: lc.t.node(lc.rnd), Resource: res.Name, Kind: history.List, Mode: history.MostRecent,
+		Version: res.pickVersion(lc.rnd.Float64())}
 	if lc.rnd.IntN(2) == 0 {
 		op.Limit = 2 + lc.rnd.IntN(4)
 	}

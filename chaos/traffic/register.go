@@ -12,14 +12,15 @@ import (
 // path the node does not serve says nothing about the key: it is unknown,
 // marked Unserved.
 func (c *Client) Get(ctx context.Context, op history.Op) history.Op {
-	r := c.do(ctx, http.MethodGet, c.objectURL(op.Node, resourceOf(op.Resource), op.Key), nil)
+	res := resourceOf(op.Resource, op.Version)
+	r := c.do(ctx, http.MethodGet, c.objectURL(op.Node, res, op.Key), nil)
 	switch {
 	case r.err == nil && r.code == http.StatusOK:
 		var o object
 		if err := json.Unmarshal(r.body, &o); err != nil {
 			return unknown(op, reply{err: err})
 		}
-		op.Outcome, op.Found, op.Value, op.ResultRV = history.OK, true, o.value(), o.rv()
+		op.Outcome, op.Found, op.Value, op.ResultRV = history.OK, true, o.value(res), o.rv()
 	case unserved(r):
 		op = unknown(op, r)
 		op.Unserved = true
@@ -33,14 +34,14 @@ func (c *Client) Get(ctx context.Context, op history.Op) history.Op {
 
 // Create creates key with op.Value through node.
 func (c *Client) Create(ctx context.Context, op history.Op) history.Op {
-	res := resourceOf(op.Resource)
+	res := resourceOf(op.Resource, op.Version)
 	r := c.do(ctx, http.MethodPost, c.collectionURL(op.Node, res, nil), newObject(res, c.Namespace, op.Key, op.Value, 0))
 	return c.written(op, r)
 }
 
 // Update sets key to op.Value if it is still at op.PrecondRV.
 func (c *Client) Update(ctx context.Context, op history.Op) history.Op {
-	res := resourceOf(op.Resource)
+	res := resourceOf(op.Resource, op.Version)
 	r := c.do(ctx, http.MethodPut, c.objectURL(op.Node, res, op.Key), newObject(res, c.Namespace, op.Key, op.Value, op.PrecondRV))
 	return c.written(op, r)
 }
@@ -49,14 +50,14 @@ func (c *Client) Update(ctx context.Context, op history.Op) history.Op {
 // op.PrecondRV as its resourceVersion: the server refuses it (409) unless
 // the object is still at that resourceVersion.
 func (c *Client) Patch(ctx context.Context, op history.Op) history.Op {
-	res := resourceOf(op.Resource)
+	res := resourceOf(op.Resource, op.Version)
 	r := c.send(ctx, http.MethodPatch, c.objectURL(op.Node, res, op.Key), mergePatchType, patchObject(res, op.Value, op.PrecondRV))
 	return c.written(op, r)
 }
 
 // Delete deletes key.
 func (c *Client) Delete(ctx context.Context, op history.Op) history.Op {
-	r := c.do(ctx, http.MethodDelete, c.objectURL(op.Node, resourceOf(op.Resource), op.Key), nil)
+	r := c.do(ctx, http.MethodDelete, c.objectURL(op.Node, resourceOf(op.Resource, op.Version), op.Key), nil)
 	return c.written(op, r)
 }
 

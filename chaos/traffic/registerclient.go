@@ -29,11 +29,13 @@ type registerClient struct {
 // step issues one operation: a get when the client knows nothing of the
 // key (or at random), a create when it is absent, else an update or a
 // merge patch with the last known resourceVersion as precondition, or a
-// delete.
+// delete; through a random version of a resource served in several.
 func (rc *registerClient) step(ctx context.Context) {
-	key := rc.t.key(rc.rnd, rc.t.resource(rc.rnd))
+	res := rc.t.resource(rc.rnd)
+	key := rc.t.key(rc.rnd, res)
 	k := rc.known[key]
-	op := history.Op{Client: rc.id, Node: rc.t.node(rc.rnd), Resource: key.Resource.Name, Key: key.Name}
+	op := history.Op{Client: rc.id, Node: rc.t.node(rc.rnd), Resource: res.Name, Key: key.Name,
+		Version: res.pickVersion(rc.rnd.Float64())}
 	op.Kind = choose(k, rc.rnd.Float64())
 	switch op.Kind {
 	case history.Update, history.Patch:

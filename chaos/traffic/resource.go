@@ -11,8 +11,15 @@ type Resource struct {
 	// Name is the plural, and the history's Op.Resource.
 	Name string
 	// Group and Version are the API group ("" for the core group) and
-	// version the resource is served at.
+	// the version requests go through: the storage version unless In
+	// chose another.
 	Group, Version string
+	// ValueField is the field of a custom object's spec that holds the
+	// register's value in Version.
+	ValueField string
+	// Versions are every served version of a custom resource, the
+	// storage version first; empty for a resource served in one.
+	Versions []Version
 	// Kind is its objects' kind.
 	Kind string
 	// KeyPrefix starts the names of its register keys ("r3-1", "o3-1"),
@@ -28,11 +35,24 @@ type Resource struct {
 // data.v.
 var ConfigMaps = Resource{Name: "configmaps", Version: "v1", Kind: "ConfigMap", KeyPrefix: "r"}
 
+// Version is one served version of a custom resource.
+type Version struct {
+	Name string
+	// ValueField is the field of spec that holds the register's value in
+	// this version.
+	ValueField string
+}
+
 // ChaosObjects are the custom-resource registers: namespaced
-// chaos.raftapi.io/v1 ChaosObjects whose schema has spec.value, with a
-// status subresource. A run creates their definition before its traffic
-// starts.
-var ChaosObjects = Resource{Name: "chaosobjects", Group: "chaos.raftapi.io", Version: "v1", Kind: "ChaosObject", KeyPrefix: "o", Custom: true}
+// ChaosObjects of group chaos.raftapi.io, with a status subresource,
+// served in two versions that name the value's field differently: v1
+// (the storage version) holds it in spec.value, v2 in spec.payload. A
+// ConversionPolicy renames the field between them. A run creates the
+// definition and the policy before its traffic starts, and its clients
+// go through either version, chosen per operation.
+var ChaosObjects = Resource{Name: "chaosobjects", Group: "chaos.raftapi.io", Version: "v1", ValueField: "value",
+	Kind: "ChaosObject", KeyPrefix: "o", Custom: true,
+	Versions: []Version{{Name: "v1", ValueField: "value"}, {Name: "v2", ValueField: "payload"}}}
 
 // Resources are the resources the traffic knows, by name.
 var Resources = map[string]Resource{ConfigMaps.Name: ConfigMaps, ChaosObjects.Name: ChaosObjects}
@@ -55,12 +75,35 @@ func ParseResources(s string) ([]Resource, error) {
 	return out, nil
 }
 
-// resourceOf returns the resource an operation names; "" is configmaps.
-func resourceOf(name string) Resource {
-	if r, ok := Resources[name]; ok {
-		return r
+// resourceOf returns the resource an operation names ("" is configmaps)
+// in the version it went through ("" is the storage version).
+func resourceOf(name, version string) Resource {
+	r, ok := Resources[name]
+	if !ok {
+		r = ConfigMaps
 	}
-	return ConfigMaps
+	return r.In(version)
+}
+
+// In returns r with its requests going through version; "" or a version
+// r does not serve leaves r as it is.
+func (r Resource) In(version string) Resource {
+	for _, v := range r.Versions {
+		if v.Name == version {
+			r.Version, r.ValueField = v.Name, v.ValueField
+		}
+	}
+	return r
+}
+
+// pickVersion returns the version of r an operation goes through, each
+// of r's versions alike from a uniform p in [0, 1): "" for a resource
+// served in one version.
+func (r Resource) pickVersion(p float64) string {
+	if len(r.Versions) < 2 {
+		return ""
+	}
+	return r.Versions[int(p*float64(len(r.Versions)))].Name
 }
 
 // APIVersion is the resource's apiVersion ("v1", "chaos.raftapi.io/v1").
@@ -81,34 +124,6 @@ func (r Resource) path() string {
 
 // DefinitionName is the name of a custom resource's definition.
 func (r Resource) DefinitionName() string { return r.Name + "." + r.Group }
-
-// Definition is the CustomResourceDefinition of a custom resource: one
-// served and stored version whose schema has a required string
-// spec.value and a status (with its subresource) that the traffic never
-// writes.
-func (r Resource) Definition() map[string]any {
-	str := map[string]any{"type": "string"}
-	singular := strings.ToLower(r.Kind)
-	return map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": r.DefinitionName()},
-		"spec": map[string]any{
-			"group": r.Group, "scope": "Namespaced",
-			"names": map[string]any{"plural": r.Name, "singular": singular, "kind": r.Kind, "listKind": r.Kind + "List"},
-			"versions": []any{map[string]any{
-				"name": r.Version, "served": true, "storage": true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"spec":   map[string]any{"type": "object", "required": []string{"value"}, "properties": map[string]any{"value": str}},
-						"status": map[string]any{"type": "object", "properties": map[string]any{"observed": str}},
-					},
-				}},
-			}},
-		},
-	}
-}
 
 // Owns reports whether name is one of r's register keys (KeyPrefix and a
 // generation number). Objects of other names are the server's own, such

@@ -242,3 +242,71 @@ func TestResourceOwns(t *testing.T) {
 		}
 	}
 }
+
+// TestVersions: chaosobjects are served in v1 (stored, spec.value) and v2
+// (spec.payload); a request through v2 goes to v2's path with the value
+// in payload, and the policy renames one field into the other.
+func TestVersions(t *testing.T) {
+	v2 := ChaosObjects.In("v2")
+	if v2.path() != "/apis/chaos.raftapi.io/v2" || v2.ValueField != "payload" || ChaosObjects.In("").Version != "v1" {
+		t.Errorf("In(v2) = %+v", v2)
+	}
+	b, _ := json.Marshal(newObject(v2, "ns", "o1", "x", 0))
+	if string(b) != `{"apiVersion":"chaos.raftapi.io/v2","kind":"ChaosObject","metadata":{"name":"o1","namespace":"ns"},"spec":{"payload":"x"}}` {
+		t.Errorf("v2 object: %s", b)
+	}
+	var o object
+	_ = json.Unmarshal([]byte(`{"spec":{"value":"x"}}`), &o)
+	if o.value(ChaosObjects) != "x" || o.value(v2) != "" {
+		t.Errorf("a v1 object reads %q through v1 and %q through v2, want x and nothing", o.value(ChaosObjects), o.value(v2))
+	}
+	versions := ChaosObjects.Definition()["spec"].(map[string]any)["versions"].([]any)
+	if len(versions) != 2 {
+		t.Fatalf("versions: %v", versions)
+	}
+	second := versions[1].(map[string]any)
+	required := second["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)["required"]
+	if second["name"] != "v2" || second["served"] != true || second["storage"] != false || !reflect.DeepEqual(required, []string{"payload"}) {
+		t.Errorf("v2 in the definition: %v", second)
+	}
+	p, _ := json.Marshal(ChaosObjects.Policy())
+	want := `{"apiVersion":"raftapi.io/v1","kind":"ConversionPolicy","metadata":{"name":"chaosobjects.chaos.raftapi.io"},` +
+		`"spec":{"steps":[{"from":"v1","renames":[{"from":"spec.value","to":"spec.payload"}],"to":"v2"}]}}`
+	if string(p) != want {
+		t.Errorf("policy:\n got %s\nwant %s", p, want)
+	}
+	if ConfigMaps.Policy() != nil || ConfigMaps.pickVersion(0.9) != "" {
+		t.Error("configmaps have one version")
+	}
+	if a, b := ChaosObjects.pickVersion(0.49), ChaosObjects.pickVersion(0.5); a != "v1" || b != "v2" {
+		t.Errorf("pickVersion: %s %s, want v1 below one half and v2 above", a, b)
+	}
+}
+
+// TestConverts: the probe written with the policy reads back through
+// every version of a fake that converts; a node serving v2 without the
+// rename (the value still in spec.value) does not convert.
+func TestConverts(t *testing.T) {
+	srv := httptest.NewServer(newFakeAPI())
+	defer srv.Close()
+	c := NewClient(ClientConfig{Nodes: map[string]string{"n1": srv.URL + "/n1"}, Namespace: "ns", Timeout: 5 * time.Second})
+	ctx := context.Background()
+	if err := c.Converts(ctx, "n1", ChaosObjects); err == nil {
+		t.Error("converts before the probe exists")
+	}
+	if err := c.CreatePolicy(ctx, "n1", ChaosObjects); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Converts(ctx, "n1", ChaosObjects); err != nil {
+		t.Error(err)
+	}
+	none := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"apiVersion":"chaos.raftapi.io/%s","metadata":{"name":"probe","resourceVersion":"3"},"spec":{"value":"probe"}}`,
+			strings.Split(r.URL.Path, "/")[3])
+	}))
+	defer none.Close()
+	c = NewClient(ClientConfig{Nodes: map[string]string{"n1": none.URL}, Namespace: "ns", Timeout: 5 * time.Second})
+	if err := c.Converts(ctx, "n1", ChaosObjects); err == nil || !strings.Contains(err.Error(), "spec.payload") {
+		t.Errorf("a node converting with None: %v, want an error naming spec.payload", err)
+	}
+}

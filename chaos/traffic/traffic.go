@@ -51,9 +51,9 @@ type Traffic struct {
 	ws       []*watcher
 }
 
-// Key is one register: a key of a resource.
+// Key is one register: a key of a resource (by name).
 type Key struct {
-	Resource Resource
+	Resource string
 	Name     string
 }
 
@@ -120,7 +120,7 @@ func (t *Traffic) loop(ctx context.Context, step func(context.Context), lo, hi i
 // key picks a key of res of the current generation and remembers it.
 func (t *Traffic) key(rnd *rand.Rand, res Resource) Key {
 	gen := int(time.Since(t.start) / t.cfg.KeyLifetime)
-	k := Key{Resource: res, Name: fmt.Sprintf("%s%d-%d", res.KeyPrefix, gen, rnd.IntN(t.cfg.Keys))}
+	k := Key{Resource: res.Name, Name: fmt.Sprintf("%s%d-%d", res.KeyPrefix, gen, rnd.IntN(t.cfg.Keys))}
 	t.mu.Lock()
 	t.keys[k] = true
 	t.mu.Unlock()
@@ -147,8 +147,8 @@ func (t *Traffic) Keys() []Key {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Resource.Name != out[j].Resource.Name {
-			return out[i].Resource.Name < out[j].Resource.Name
+		if out[i].Resource != out[j].Resource {
+			return out[i].Resource < out[j].Resource
 		}
 		return out[i].Name < out[j].Name
 	})

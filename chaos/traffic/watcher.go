@@ -14,7 +14,10 @@ import (
 // watcher is one watch client. It follows one resource of the namespace
 // from its first state to the end of the run, resuming after every disconnect from the
 // last resourceVersion it saw (on the next node), listing again only
-// when that resourceVersion has expired (410).
+// when that resourceVersion has expired (410). Each list and watch
+// request of a resource served in several versions goes through a
+// random one: a watch resumes in one version from a resourceVersion
+// another gave.
 type watcher struct {
 	id    int
 	mode  string // history.WatchPlain, WatchBookmarks or WatchInitialEvents
@@ -107,11 +110,12 @@ func (w *watcher) start(ctx context.Context) bool {
 	if w.mode == history.WatchInitialEvents {
 		return true
 	}
-	op := w.c.List(ctx, history.Op{Node: w.current(), Resource: w.res.Name, Kind: history.List, Mode: history.MostRecent})
+	op := w.c.List(ctx, history.Op{Node: w.current(), Resource: w.res.Name, Kind: history.List, Mode: history.MostRecent,
+		Version: w.res.pickVersion(w.rnd.Float64())})
 	if op.Outcome != history.OK {
 		return false
 	}
-	w.record(history.WatchEvent{Watcher: w.id, Node: op.Node, Type: history.Relist, RV: op.ResultRV, Items: op.Items})
+	w.record(history.WatchEvent{Watcher: w.id, Node: op.Node, Type: history.Relist, RV: op.ResultRV, Items: op.Items, Version: op.Version})
 	w.last = op.ResultRV
 	return true
 }
@@ -119,13 +123,14 @@ func (w *watcher) start(ctx context.Context) bool {
 // follow runs one watch request from w.last (or with initial events).
 func (w *watcher) follow(ctx context.Context) (int, error) {
 	initial := w.mode == history.WatchInitialEvents && w.last == 0
-	p := watchParams{node: w.current(), res: w.res, rv: w.last, bookmarks: w.mode != history.WatchPlain, initial: initial,
+	version := w.res.pickVersion(w.rnd.Float64())
+	p := watchParams{node: w.current(), res: w.res.In(version), rv: w.last, bookmarks: w.mode != history.WatchPlain, initial: initial,
 		timeout: w.timeout()}
-	w.record(history.WatchEvent{Watcher: w.id, Node: p.node, Type: history.Start, RV: w.last, Mode: w.mode})
+	w.record(history.WatchEvent{Watcher: w.id, Node: p.node, Type: history.Start, RV: w.last, Mode: w.mode, Version: version})
 	inInitial := initial
 	gone := false
 	code, err := w.c.watch(ctx, p, idle, func(ev watchEvent) bool {
-		e, ok, foreign := w.event(p.node, ev, inInitial)
+		e, ok, foreign := w.event(p.node, p.res, ev, inInitial)
 		if !ok {
 			return false
 		}
@@ -159,10 +164,11 @@ func (w *watcher) timeout() time.Duration {
 	return time.Duration(90+w.rnd.IntN(90)) * time.Second
 }
 
-// event records one received event and returns it; foreign is true,
-// and nothing is recorded, for an event of an object the workload does
-// not write (see Resource.Owns).
-func (w *watcher) event(node string, ev watchEvent, inInitial bool) (e history.WatchEvent, ok, foreign bool) {
+// event records one received event of a watch of res (w.res in the
+// watch's version) and returns it; foreign is true, and nothing is
+// recorded, for an event of an object the workload does not write (see
+// Resource.Owns).
+func (w *watcher) event(node string, res Resource, ev watchEvent, inInitial bool) (e history.WatchEvent, ok, foreign bool) {
 	e = history.WatchEvent{Watcher: w.id, Node: node, Type: history.EventType(ev.Type)}
 	if e.Type == history.Error {
 		var st status
@@ -178,7 +184,7 @@ func (w *watcher) event(node string, ev watchEvent, inInitial bool) (e history.W
 	if e.Type != history.Bookmark && !w.res.Owns(o.Metadata.Name) {
 		return e, true, true
 	}
-	it := o.item()
+	it := o.item(res)
 	e.Key, e.Value, e.RV = it.Key, it.Value, it.RV
 	if e.Type == history.Bookmark {
 		e.Key, e.Value = "", ""

@@ -12,7 +12,8 @@ const valueKey = "v"
 
 // object is the part of a ConfigMap, a ChaosObject (or a bookmark) the
 // clients read and write: a configmap holds the register's value in
-// data.v, a custom object in spec.value.
+// data.v, a custom object in the spec field of its version
+// (Resource.ValueField).
 type object struct {
 	APIVersion string `json:"apiVersion,omitempty"`
 	Kind       string `json:"kind,omitempty"`
@@ -23,12 +24,7 @@ type object struct {
 		Annotations     map[string]string `json:"annotations,omitempty"`
 	} `json:"metadata"`
 	Data map[string]string `json:"data,omitempty"`
-	Spec *objectSpec       `json:"spec,omitempty"`
-}
-
-// objectSpec is a custom object's spec.
-type objectSpec struct {
-	Value string `json:"value"`
+	Spec map[string]any    `json:"spec,omitempty"`
 }
 
 // newObject is an object of res holding value; rv, when set, is the
@@ -54,7 +50,7 @@ func patchObject(res Resource, value string, rv int64) object {
 
 func (o *object) setValue(res Resource, value string) {
 	if res.Custom {
-		o.Spec = &objectSpec{Value: value}
+		o.Spec = map[string]any{res.ValueField: value}
 	} else {
 		o.Data = map[string]string{valueKey: value}
 	}
@@ -65,17 +61,20 @@ func (o *object) rv() int64 {
 	return n
 }
 
-// value is the register's value: spec.value of a custom object, data.v
-// of a configmap.
-func (o *object) value() string {
-	if o.Spec != nil {
-		return o.Spec.Value
+// value is the register's value as an object of res holds it: the
+// value field of res's version in a custom object's spec (a string; ""
+// when the field is missing, as in an object of another version), data.v
+// in a configmap.
+func (o *object) value(res Resource) string {
+	if res.Custom {
+		s, _ := o.Spec[res.ValueField].(string)
+		return s
 	}
 	return o.Data[valueKey]
 }
 
-func (o *object) item() history.Item {
-	return history.Item{Key: o.Metadata.Name, Value: o.value(), RV: o.rv()}
+func (o *object) item(res Resource) history.Item {
+	return history.Item{Key: o.Metadata.Name, Value: o.value(res), RV: o.rv()}
 }
 
 // objectList is the part of a ConfigMapList the clients read.
