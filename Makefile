@@ -15,7 +15,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 RACE_PKGS   := ./fsm/... ./raftstore/... ./api/...
 
 .PHONY: all help build install image test test-unit test-e2e test-deploy bench lint fmt vet staticcheck clean chaos chaos-short build-chaos
-.PHONY: bench-cluster bench-scale bench-smoke build-bench
+.PHONY: bench-cluster bench-scale bench-conversion bench-smoke build-bench
 
 all: build
 
@@ -119,6 +119,7 @@ FUZZ_SHORT_TIME ?= 10s
 FUZZ_MINIMIZE   ?= 60s
 FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzStampResourceVersion:./fsm FuzzDecodeContinue:./raftstore \
 	FuzzParseToken:./pki FuzzApplyPatch:./api/registry FuzzCustomResourceBody:./api/apiextensions \
+	FuzzDeclarativeRoundTrip:./api/apiextensions/declarative \
 	FuzzVerifyToken:./api/serviceaccount \
 	FuzzDecodeBody:./api/codec FuzzListSelectors:./api/handlers FuzzPeerRPC:./raftstore FuzzRaftTransport:./raftstore
 
@@ -146,12 +147,13 @@ bench:
 # BENCH_CLIENTS, BENCH_LIST_OBJECTS, BENCH_RESTART_OBJECTS, ...; see
 # bin/raftapi-bench cluster -h and scale -h); BENCH_FLAGS passes more.
 # Reports go to bin/bench-report/<target>/ (BENCH_OUT). bench-smoke, part
-# of make test, runs both at tiny sizes and fails on any error or on a
+# of make test, runs each at tiny sizes and fails on any error or on a
 # figure without operations.
 BENCH_FLAGS ?=
 BENCH_SMOKE_CLUSTER := -vs etcd -duration 1s -clients 1,4 -watch-rate 50
 BENCH_SMOKE_SCALE   := -duration 1s -watchers 20 -watch-rate 50 -list-objects 200 -page-limit 50 -churn 50 \
 	-restart-objects 300 -load-clients 16 -max-cutoff 0
+BENCH_SMOKE_CONVERSION := -duration 1s -rounds 1 -clients 4 -list-objects 50 -watchers 4 -watch-rate 50
 
 build-bench:
 	cd bench && CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(BIN)/raftapi-bench ./cmd/raftapi-bench
@@ -164,11 +166,16 @@ bench-cluster: build build-bench
 bench-scale: build build-bench
 	$(BIN)/raftapi-bench scale -raftapi $(BIN)/raftapi $(BENCH_FLAGS)
 
-## bench-smoke: bench-cluster (with etcd) and bench-scale at tiny sizes; fails on errors or empty figures
+## bench-conversion: custom-resource gets, lists and watches through the storage version, None and a ConversionPolicy
+bench-conversion: build build-bench
+	$(BIN)/raftapi-bench conversion -raftapi $(BIN)/raftapi $(BENCH_FLAGS)
+
+## bench-smoke: bench-cluster (with etcd), bench-scale and bench-conversion at tiny sizes; fails on errors or empty figures
 bench-smoke: build build-bench
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
 	$(BIN)/raftapi-bench cluster -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-cluster $(BENCH_SMOKE_CLUSTER)
 	$(BIN)/raftapi-bench scale -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-scale $(BENCH_SMOKE_SCALE)
+	$(BIN)/raftapi-bench conversion -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-conversion $(BENCH_SMOKE_CONVERSION)
 
 ## lint: gofmt, go vet and staticcheck
 lint: fmt vet staticcheck

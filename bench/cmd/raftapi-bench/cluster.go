@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -51,16 +50,12 @@ func clusterCmd(ctx context.Context, args []string) int {
 
 func runCluster(ctx context.Context, cfg clusterbench.Config, out, tmp string) int {
 	var err error
-	if cfg.Raftapi, err = filepath.Abs(cfg.Raftapi); err == nil {
-		cfg.Self, err = os.Executable()
-	}
-	if err != nil {
+	if cfg.Self, err = os.Executable(); err != nil {
 		fmt.Fprintln(os.Stderr, "raftapi-bench cluster:", err)
 		return 1
 	}
-	dir, remove, err := workDir(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "raftapi-bench cluster:", err)
+	dir, remove, ok := prepare("cluster", &cfg.Raftapi, tmp)
+	if !ok {
 		return 1
 	}
 	defer remove()

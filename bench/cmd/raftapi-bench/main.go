@@ -4,6 +4,7 @@
 //
 //	raftapi-bench cluster   the figures of make bench-cluster
 //	raftapi-bench scale     the figures of make bench-scale
+//	raftapi-bench conversion the figures of make bench-conversion
 //
 // Each prints a markdown table and writes report.md, report.json and
 // report.html into its output directory. It exits 1 when a figure had
@@ -26,12 +27,13 @@ func main() { os.Exit(run(os.Args[1:])) }
 var commands = map[string]func(ctx context.Context, args []string) int{
 	"cluster":     clusterCmd,
 	"scale":       scaleCmd,
+	"conversion":  conversionCmd,
 	"etcd-member": etcdMemberCmd,
 }
 
 func run(args []string) int {
 	if len(args) == 0 || commands[args[0]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: raftapi-bench cluster|scale [flags]   (-h for a command's flags)")
+		fmt.Fprintln(os.Stderr, "usage: raftapi-bench cluster|scale|conversion [flags]   (-h for a command's flags)")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

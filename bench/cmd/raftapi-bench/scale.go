@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/raftapi/raftapi/bench/internal/report"
@@ -44,14 +43,8 @@ func scaleCmd(ctx context.Context, args []string) int {
 }
 
 func runScale(ctx context.Context, cfg scalebench.Config, out, tmp string) int {
-	var err error
-	if cfg.Raftapi, err = filepath.Abs(cfg.Raftapi); err != nil {
-		fmt.Fprintln(os.Stderr, "raftapi-bench scale:", err)
-		return 1
-	}
-	dir, remove, err := workDir(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "raftapi-bench scale:", err)
+	dir, remove, ok := prepare("scale", &cfg.Raftapi, tmp)
+	if !ok {
 		return 1
 	}
 	defer remove()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // workDir makes the run's temporary directory under parent ("" for the
@@ -13,4 +14,20 @@ func workDir(parent string) (string, func(), error) {
 		return "", nil, fmt.Errorf("work directory: %w", err)
 	}
 	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// prepare makes the raftapi binary's path absolute and the run's work
+// directory under parent, saying what failed as command; ok false means
+// the run cannot go on (exit 1). The caller runs remove when done.
+func prepare(command string, raftapi *string, parent string) (dir string, remove func(), ok bool) {
+	abs, err := filepath.Abs(*raftapi)
+	if err == nil {
+		*raftapi = abs
+		dir, remove, err = workDir(parent)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "raftapi-bench %s: %v\n", command, err)
+		return "", nil, false
+	}
+	return dir, remove, true
 }

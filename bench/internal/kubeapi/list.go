@@ -52,7 +52,12 @@ type Page struct {
 // body as read. Its metadata, which the server writes before the items,
 // is decoded; the items are not (see Items).
 func (c *Client) ListConfigMaps(ctx context.Context, ns string, o ListOptions) (Page, error) {
-	out, err := c.do(ctx, http.MethodGet, configMapsPath(ns)+o.query(), nil, http.StatusOK)
+	return c.listPath(ctx, configMapsPath(ns)+o.query())
+}
+
+// listPath lists the collection at path (with its query).
+func (c *Client) listPath(ctx context.Context, path string) (Page, error) {
+	out, err := c.do(ctx, http.MethodGet, path, nil, http.StatusOK)
 	if err != nil {
 		return Page{}, err
 	}

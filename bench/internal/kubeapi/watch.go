@@ -11,7 +11,7 @@ import (
 	"net/url"
 )
 
-// Watch is one open ConfigMap watch stream.
+// Watch is one open watch stream (of ConfigMaps or custom objects).
 type Watch struct {
 	body   io.ReadCloser
 	rd     *bufio.Reader
@@ -30,19 +30,25 @@ var ErrWatchEnded = errors.New("kubeapi: the server ended the watch")
 // WatchConfigMaps opens a watch of namespace ns's ConfigMaps from
 // resourceVersion rv and returns once the server has answered 200.
 func (c *Client) WatchConfigMaps(ctx context.Context, ns, rv string) (*Watch, error) {
+	return c.watchPath(ctx, configMapsPath(ns), rv)
+}
+
+// watchPath opens a watch of the collection at collection from
+// resourceVersion rv.
+func (c *Client) watchPath(ctx context.Context, collection, rv string) (*Watch, error) {
 	q := url.Values{"watch": {"1"}, "resourceVersion": {rv}}
-	path := configMapsPath(ns) + "?" + q.Encode()
+	path := collection + "?" + q.Encode()
 	ctx, cancel := context.WithCancel(ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("kubeapi: watch %s: %w", ns, err)
+		return nil, fmt.Errorf("kubeapi: watch %s: %w", collection, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("kubeapi: watch %s: %w", ns, err)
+		return nil, fmt.Errorf("kubeapi: watch %s: %w", collection, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		out, _ := io.ReadAll(resp.Body)

@@ -14,25 +14,17 @@ import (
 // Raftapi drives a raftapi cluster through its HTTP API.
 type Raftapi struct {
 	clients []*kubeapi.Client // one per node
-	// newTransport returns a transport with connections of its own.
-	newTransport func() *http.Transport
 
-	rvs sync.Map // namespace/name → the resourceVersion last written
-
-	watchMu      sync.Mutex
-	watchClients [][]*kubeapi.Client // per group of watchersPerTransport
+	rvs     sync.Map // namespace/name → the resourceVersion last written
+	watches watchPool
 }
 
 var _ figures.Target = (*Raftapi)(nil)
 
-// watchersPerTransport is how many watches share a transport's
-// connections: HTTP/2 servers allow some hundred streams on one.
-const watchersPerTransport = 100
-
 // NewRaftapi returns the target of the nodes' clients (one per node, in
 // node order), with newTransport for the watches' connections.
 func NewRaftapi(clients []*kubeapi.Client, newTransport func() *http.Transport) *Raftapi {
-	return &Raftapi{clients: clients, newTransport: newTransport}
+	return &Raftapi{clients: clients, watches: watchPool{nodes: clients, newTransport: newTransport}}
 }
 
 // Name implements figures.Target.

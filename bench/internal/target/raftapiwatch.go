@@ -12,7 +12,7 @@ import (
 // its current resourceVersion (a Most Recent list of one item), on the
 // connections of w's group of watchers.
 func (r *Raftapi) Watch(ctx context.Context, w int, space string) (figures.Stream, error) {
-	cl := r.watchClient(w)
+	cl := r.watches.client(w)
 	ns := Namespace(space)
 	p, err := cl.ListConfigMaps(ctx, ns, kubeapi.ListOptions{Limit: 1})
 	if err != nil {
@@ -23,22 +23,6 @@ func (r *Raftapi) Watch(ctx context.Context, w int, space string) (figures.Strea
 		return nil, err
 	}
 	return raftapiStream{s}, nil
-}
-
-func (r *Raftapi) watchClient(w int) *kubeapi.Client {
-	r.watchMu.Lock()
-	defer r.watchMu.Unlock()
-	g := w / watchersPerTransport
-	for len(r.watchClients) <= g {
-		rt := r.newTransport()
-		var cs []*kubeapi.Client
-		for _, c := range r.clients {
-			cs = append(cs, kubeapi.New(c.Base(), rt))
-		}
-		r.watchClients = append(r.watchClients, cs)
-	}
-	cs := r.watchClients[g]
-	return cs[w%len(cs)]
 }
 
 // raftapiStream is a figures.Stream over a ConfigMap watch.
