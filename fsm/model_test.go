@@ -270,14 +270,19 @@ func (d *driver) verifyRev(v *fsm.View, rev, applied, compacted uint64) {
 		for _, after := range modelAfters {
 			var got []fsm.Object
 			err := v.Range(prefix, after, rev, func(o fsm.Object) bool { got = append(got, o); return true })
+			n, cerr := v.Count(prefix, after, rev)
 			if wantErr != nil {
-				if !errors.Is(err, wantErr) {
-					d.t.Fatalf("Range(%q, %q, %d) err %v, want %v", prefix, after, rev, err, wantErr)
+				if !errors.Is(err, wantErr) || !errors.Is(cerr, wantErr) {
+					d.t.Fatalf("Range(%q, %q, %d) err %v, Count err %v, want %v", prefix, after, rev, err, cerr, wantErr)
 				}
 				continue
 			}
-			if want := d.m.rangeAt(prefix, after, state); err != nil || !reflect.DeepEqual(got, want) {
+			want := d.m.rangeAt(prefix, after, state)
+			if err != nil || !reflect.DeepEqual(got, want) {
 				d.t.Fatalf("Range(%q, %q, %d) = %v %v, want %v", prefix, after, rev, keyRevs(got), err, keyRevs(want))
+			}
+			if cerr != nil || n != int64(len(want)) {
+				d.t.Fatalf("Count(%q, %q, %d) = %d %v, want %d", prefix, after, rev, n, cerr, len(want))
 			}
 		}
 	}

@@ -128,6 +128,23 @@ func decodeRecord(rev uint64, v []byte) Event {
 	return e
 }
 
+// recordPrev returns only the version a history record replaced (nil for
+// a create) and that version's revision. prev aliases v.
+func recordPrev(rev uint64, v []byte) (prev []byte, prevRev uint64) {
+	d := decoder{buf: v[1:]}
+	d.bytes() // key
+	d.bytes() // object
+	prev = d.bytes()
+	prevRev = d.uvarint()
+	if d.err != nil {
+		panic(fmt.Sprintf("fsm: corrupt history record at revision %d: %v", rev, d.err))
+	}
+	if len(prev) == 0 {
+		prev = nil
+	}
+	return prev, prevRev
+}
+
 // recordKey returns only the key of a history record.
 func recordKey(rev uint64, v []byte) string {
 	d := decoder{buf: v[1:]}

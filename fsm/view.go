@@ -91,18 +91,41 @@ func (v *View) currentObject(key []byte) (Object, bool) {
 // carries the version it replaced; with no change after rev the current
 // version is the one.
 func (v *View) objectAt(key string, rev uint64) (Object, bool) {
+	prev, prevRev, changed := v.replacedAfter(key, rev)
+	if !changed {
+		return v.currentObject([]byte(key))
+	}
+	if prev == nil {
+		return Object{}, false
+	}
+	return Object{Key: key, Rev: prevRev, Data: clone(prev)}, true
+}
+
+// existsAt reports whether key existed at rev, copying nothing.
+func (v *View) existsAt(key string, rev uint64) bool {
+	prev, _, changed := v.replacedAfter(key, rev)
+	if !changed {
+		return v.current.Get([]byte(key)) != nil
+	}
+	return prev != nil
+}
+
+// replacedAfter finds the first retained change of key after rev and
+// returns the version it replaced (nil when it created the key) and that
+// version's revision; changed is false when key has not changed since rev.
+// prev points into the transaction's memory.
+func (v *View) replacedAfter(key string, rev uint64) (prev []byte, prevRev uint64, changed bool) {
 	c := v.keyIdx.Cursor()
 	k, _ := c.Seek(keyIdxKey(key, rev+1))
-	if k != nil {
-		if kk, next := splitKeyIdx(k); kk == key {
-			e := decodeRecord(next, v.rev.Get(revBytes(next)))
-			if e.Prev == nil {
-				return Object{}, false
-			}
-			return Object{Key: key, Rev: e.PrevRev, Data: e.Prev}, true
-		}
+	if k == nil {
+		return nil, 0, false
 	}
-	return v.currentObject([]byte(key))
+	kk, next := splitKeyIdx(k)
+	if kk != key {
+		return nil, 0, false
+	}
+	prev, prevRev = recordPrev(next, v.rev.Get(revBytes(next)))
+	return prev, prevRev, true
 }
 
 // Range calls fn, in key order, for every object whose key has the given
@@ -130,10 +153,20 @@ func (v *View) rangeCurrent(prefix, after string, fn func(Object) bool) {
 	}
 }
 
-// rangeAt merges the keys that exist now with the keys that changed inside
-// the history window (which include every key deleted since rev), and
-// reconstructs each at rev.
+// rangeAt reconstructs, at rev, each key keysSince visits.
 func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) {
+	v.keysSince(prefix, after, func(key string) bool {
+		obj, ok := v.objectAt(key, rev)
+		return !ok || fn(obj)
+	})
+}
+
+// keysSince calls fn, in key order and until it returns false, for every
+// key with the prefix after the key after that may have existed at a
+// retained revision: it merges the keys that exist now with the keys that
+// changed inside the history window (which include every key deleted
+// since).
+func (v *View) keysSince(prefix, after string, fn func(key string) bool) {
 	start := startKey(prefix, after)
 	cur := v.current.Cursor()
 	ck, _ := cur.Seek(start)
@@ -162,10 +195,35 @@ func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) {
 		if iok && ikey == key {
 			ik, _ = idx.Seek(append([]byte(key), keySep+1))
 		}
-		if obj, ok := v.objectAt(key, rev); ok && !fn(obj) {
+		if !fn(key) {
 			return
 		}
 	}
+}
+
+// Count returns how many objects Range would visit with the same
+// arguments, without copying any of them: a paged list's
+// remainingItemCount costs a walk of the keys that follow the page, not a
+// read of their values.
+func (v *View) Count(prefix, after string, rev uint64) (int64, error) {
+	var n int64
+	if rev == 0 || rev == v.applied {
+		c := v.current.Cursor()
+		for k, _ := c.Seek(startKey(prefix, after)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, _ = c.Next() {
+			n++
+		}
+		return n, nil
+	}
+	if err := v.checkRev(rev); err != nil {
+		return 0, err
+	}
+	v.keysSince(prefix, after, func(key string) bool {
+		if v.existsAt(key, rev) {
+			n++
+		}
+		return true
+	})
+	return n, nil
 }
 
 func prefixed(k []byte, prefix string) (string, bool) {

@@ -144,8 +144,10 @@ func listPage(v *fsm.View, prefix, after string, rev uint64, opts ListOptions) (
 	}
 	out.Continue = encodeContinue(out.Revision, last)
 	if opts.Predicate == nil {
-		var n int64
-		_ = v.Range(prefix, last, rev, func(Object) bool { n++; return true })
+		n, err := v.Count(prefix, last, rev)
+		if err != nil {
+			return nil, err
+		}
 		out.RemainingItemCount = &n
 	}
 	return out, nil
@@ -156,7 +158,9 @@ func listPage(v *fsm.View, prefix, after string, rev uint64, opts ListOptions) (
 func (s *Store) Count(prefix string) (int64, error) {
 	var n int64
 	err := s.fsm.View(func(v *fsm.View) error {
-		return v.Range(prefix, "", 0, func(fsm.Object) bool { n++; return true })
+		var err error
+		n, err = v.Count(prefix, "", 0)
+		return err
 	})
 	return n, err
 }
