@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // The state file is written without fsync (bbolt's NoSync). The raft log
@@ -68,6 +70,9 @@ func (f *FSM) prepareDurability() error {
 // closeDurability makes the state file durable and removes the marker, so
 // the next Open trusts the file whatever happens to the machine meanwhile.
 func (f *FSM) closeDurability() error {
+	if err := f.persistFreelist(); err != nil {
+		return fmt.Errorf("fsm: write the free page list of %s: %w", f.path, err)
+	}
 	if !f.sync {
 		if err := f.db.Sync(); err != nil {
 			return fmt.Errorf("fsm: sync %s: %w", f.path, err)
@@ -77,6 +82,20 @@ func (f *FSM) closeDurability() error {
 		return err
 	}
 	return removeSynced(f.path + markerSuffix)
+}
+
+// persistFreelist writes bbolt's list of free pages into the file with
+// one last, empty transaction. Batches leave it out (NoFreelistSync: it
+// would be rewritten by every commit), so a file closed without it makes
+// the next Open rebuild the list by walking every page of the file: a
+// read of the whole state, seconds for a few GiB, before the first
+// write. A file closed cleanly opens without that walk; the first batch
+// after drops the list from the file again. After a crash the walk is
+// still needed, and still correct.
+func (f *FSM) persistFreelist() error {
+	f.db.NoFreelistSync = false
+	defer func() { f.db.NoFreelistSync = true }()
+	return f.db.Update(func(*bolt.Tx) error { return nil })
 }
 
 // Discarded reports whether Open threw away a state file that a machine
