@@ -25,8 +25,13 @@ const (
 	// gcTick is how often the collector checks its leadership and the
 	// changes since it last looked: the delay before it reacts.
 	gcTick = 250 * time.Millisecond
-	// gcResync is the longest time between two passes of a leader.
+	// gcResync is the longest time between two passes of a leader whose
+	// passes are quick; see resyncAfter.
 	gcResync = 30 * time.Second
+	// gcResyncShare bounds the share of the leader's time that passes no
+	// change asked for take: a pass that took d makes the next resync
+	// wait at least d/gcResyncShare.
+	gcResyncShare = 0.05
 	// gcRetries bounds the attempts of one write that keeps conflicting.
 	gcRetries = 5
 )
@@ -41,10 +46,11 @@ func New(reg *registry.Registry, log *slog.Logger) *Collector {
 
 // gcLoop is the state the collector keeps between ticks.
 type gcLoop struct {
-	leader bool      // this node led at the last tick
-	retry  bool      // the last pass failed
-	last   time.Time // start of the last pass
-	seen   uint64    // every change up to this revision has been looked at
+	leader bool          // this node led at the last tick
+	retry  bool          // the last pass failed
+	last   time.Time     // start of the last pass
+	took   time.Duration // how long the last pass took
+	seen   uint64        // every change up to this revision has been looked at
 }
 
 // Run collects until ctx ends.
@@ -69,7 +75,7 @@ func (gc *Collector) tick(ctx context.Context, l *gcLoop) {
 		return
 	}
 	rev := gc.store.Revision()
-	due := !l.leader || l.retry || time.Since(l.last) >= gcResync
+	due := !l.leader || l.retry || time.Since(l.last) >= resyncAfter(l.took)
 	if !due && rev != l.seen {
 		due = gc.changedSince(ctx, l.seen, rev)
 	}
@@ -79,10 +85,20 @@ func (gc *Collector) tick(ctx context.Context, l *gcLoop) {
 	}
 	l.last = time.Now()
 	err := gc.pass(ctx)
+	l.took = time.Since(l.last)
 	l.retry = err != nil
 	if err != nil && ctx.Err() == nil {
 		gc.log.Warn("pass failed, retrying", "err", err)
 	}
+}
+
+// resyncAfter is the time from the start of a pass that took took to the
+// next pass no change asks for: gcResync, or longer when passes are slow
+// (a million objects are read in seconds), so that these safety-net
+// passes take at most gcResyncShare of the leader's time. Changes that
+// matter still start a pass at the next tick.
+func resyncAfter(took time.Duration) time.Duration {
+	return max(gcResync, time.Duration(float64(took)/gcResyncShare))
 }
 
 // isOwner reports whether uid was named in an owner reference at the

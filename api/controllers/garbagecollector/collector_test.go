@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,5 +61,21 @@ func TestChangesAfterAnEmptyFirstPass(t *testing.T) {
 	_, err := storage.Get(ctx, "/registry/core/configmaps/default/dep", registry.ReadOptions{})
 	if !registry.IsNotFound(err) {
 		t.Fatalf("dependent of a deleted owner after the next tick: %v, want it collected", err)
+	}
+}
+
+// Passes no change asked for come every gcResync while passes are quick,
+// and take at most gcResyncShare of the leader's time when they are slow.
+func TestResyncAfter(t *testing.T) {
+	for _, c := range []struct{ took, want time.Duration }{
+		{0, gcResync},
+		{50 * time.Millisecond, gcResync},
+		{gcResync / 20, gcResync},
+		{4 * time.Second, 80 * time.Second},
+		{10 * time.Second, 200 * time.Second},
+	} {
+		if got := resyncAfter(c.took); got != c.want {
+			t.Errorf("resyncAfter(%v) = %v, want %v", c.took, got, c.want)
+		}
 	}
 }

@@ -19,8 +19,9 @@
 // since it last looked (a watch from that revision, stopped once caught
 // up) and makes another pass when one of them matters; it also passes
 // again a tick after a failed pass, on becoming leader, and every
-// gcResync. A change history compacted away means a pass too: the pass's
-// fresh list covers whatever the history no longer holds.
+// gcResync (longer when a pass is slow: see resyncAfter). A change
+// history compacted away means a pass too: the pass's fresh list covers
+// whatever the history no longer holds.
 //
 // Owners are matched by uid: an owner is absent when no object of its
 // kind, name (and, for a namespaced kind, the dependent's namespace) with
