@@ -57,6 +57,11 @@ func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns strin
 }
 
 // pump copies store events to the stream until the watch or request ends.
+// A busy stream is flushed at most once per flushInterval: events that
+// come sooner after a flush are written at once and sent with the next
+// flush, when the interval is up, so a watch of many events costs the
+// server a write to the connection per few events rather than one each.
+// An event after a quiet spell is flushed at once.
 func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookmarks bool) {
 	var tick <-chan time.Time
 	if bookmarks {
@@ -64,17 +69,68 @@ func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookm
 		defer t.Stop()
 		tick = t.C
 	}
+	f := flusher{st: st}
+	defer f.stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick:
 			sw.RequestProgress()
+		case <-f.due:
+			if !f.flush() {
+				return
+			}
 		case ev, ok := <-sw.ResultChan():
-			if !ok || !s.sendEvent(st, ev, bookmarks) || !s.sendReady(st, sw, bookmarks) || !st.flush() {
+			if !ok || !s.sendEvent(st, ev, bookmarks) || !s.sendReady(st, sw, bookmarks) || !f.written() {
 				return
 			}
 		}
+	}
+}
+
+// flushInterval is the shortest time between two flushes of a busy watch:
+// the most an event waits in the stream for company.
+const flushInterval = 5 * time.Millisecond
+
+// flusher decides when a watch stream's written events are flushed.
+type flusher struct {
+	st    *stream
+	last  time.Time        // the last flush
+	timer *time.Timer      // set while due is armed
+	due   <-chan time.Time // fires when written events are to be flushed; nil when none wait
+}
+
+// written flushes the events just written when the last flush is at least
+// flushInterval old, and otherwise arms due for when it will be.
+func (f *flusher) written() bool {
+	if f.due != nil {
+		return true // a flush is already due
+	}
+	wait := flushInterval - time.Since(f.last)
+	if wait <= 0 {
+		return f.flush()
+	}
+	if f.timer == nil {
+		f.timer = time.NewTimer(wait)
+	} else {
+		f.timer.Reset(wait)
+	}
+	f.due = f.timer.C
+	return true
+}
+
+// flush sends the written events.
+func (f *flusher) flush() bool {
+	f.due = nil
+	f.last = time.Now()
+	return f.st.flush()
+}
+
+// stop releases the timer.
+func (f *flusher) stop() {
+	if f.timer != nil {
+		f.timer.Stop()
 	}
 }
 
