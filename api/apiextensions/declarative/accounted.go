@@ -2,6 +2,7 @@ package declarative
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -47,7 +48,7 @@ func (a *accounting) unaccounted(s *structuralschema.Structural, p fieldPath) []
 		return nil
 	}
 	var out []string
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		if len(p) == 0 && carried[name] {
 			continue
 		}
@@ -76,14 +77,4 @@ func (a *accounting) copied(s *structuralschema.Structural, p fieldPath) string 
 // an array, a map, an object that keeps unknown fields or declares none.
 func leaf(s *structuralschema.Structural) bool {
 	return len(s.Properties) == 0 || s.Items != nil || s.AdditionalProperties != nil || s.XPreserveUnknownFields
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

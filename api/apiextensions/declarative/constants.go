@@ -18,10 +18,7 @@ import (
 func (c *compiler) constants(st *ConversionStep, fld *field.Path, fwd, bwd *direction) {
 	for i, k := range st.Constants {
 		kf := fld.Child("constants").Index(i)
-		if !c.side(st, k.Version, kf.Child("version")) {
-			continue
-		}
-		p, s, ok := c.field(k.Version, k.Path, kf.Child("path"))
+		p, s, ok := c.entry(st, k.Version, k.Path, kf)
 		if !ok {
 			continue
 		}

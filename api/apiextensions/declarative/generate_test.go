@@ -3,8 +3,10 @@ package declarative
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -50,7 +52,7 @@ type generator struct{ e entropy }
 // annotations included, none reserved).
 func (g generator) object(apiVersion, kind string, s *structuralschema.Structural) map[string]any {
 	obj := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": g.metadata()}
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		if carried[name] || g.e.intn(4) == 0 {
 			continue
 		}
@@ -125,7 +127,7 @@ func (g generator) fields(s *structuralschema.Structural, depth int) map[string]
 			out[g.text()] = g.value(s.AdditionalProperties.Structural, depth+1)
 		}
 	case len(s.Properties) > 0:
-		for _, name := range sortedKeys(s.Properties) {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			if g.e.intn(3) > 0 {
 				prop := s.Properties[name]
 				out[name] = g.value(&prop, depth+1)

@@ -33,6 +33,17 @@ func (c *compiler) side(st *ConversionStep, version string, fld *field.Path) boo
 	return true
 }
 
+// entry checks one entry of st that names a field of one of its
+// versions: the version is st's From or To, and the path exists in it.
+// It returns the parsed path and the field's schema; false means the
+// errors are recorded.
+func (c *compiler) entry(st *ConversionStep, version, path string, fld *field.Path) (fieldPath, *structuralschema.Structural, bool) {
+	if !c.side(st, version, fld.Child("version")) {
+		return nil, nil, false
+	}
+	return c.field(version, path, fld.Child("path"))
+}
+
 // into returns the direction of st that converts into version.
 func into(st *ConversionStep, version string, fwd, bwd *direction) *direction {
 	if version == st.To {
@@ -63,11 +74,7 @@ func (c *compiler) renames(st *ConversionStep, fld *field.Path, fwd, bwd *direct
 // dropped compiles st's dropped fields into the way out of their version.
 func (c *compiler) dropped(st *ConversionStep, fld *field.Path, fwd, bwd *direction) {
 	for i, d := range st.Dropped {
-		df := fld.Child("dropped").Index(i)
-		if !c.side(st, d.Version, df.Child("version")) {
-			continue
-		}
-		if p, _, ok := c.field(d.Version, d.Path, df.Child("path")); ok {
+		if p, _, ok := c.entry(st, d.Version, d.Path, fld.Child("dropped").Index(i)); ok {
 			out := into(st, d.Version, fwd, bwd).back
 			out.dropped = append(out.dropped, p)
 		}
@@ -79,10 +86,7 @@ func (c *compiler) dropped(st *ConversionStep, fld *field.Path, fwd, bwd *direct
 func (c *compiler) computed(st *ConversionStep, fld *field.Path, fwd, bwd *direction) {
 	for i, x := range st.Computed {
 		xf := fld.Child("computed").Index(i)
-		if !c.side(st, x.Version, xf.Child("version")) {
-			continue
-		}
-		p, s, ok := c.field(x.Version, x.Path, xf.Child("path"))
+		p, s, ok := c.entry(st, x.Version, x.Path, xf)
 		if !ok {
 			continue
 		}
