@@ -23,7 +23,7 @@ import (
 // by the input's first byte. A membership change is posted only when it
 // does not decode or validate: a valid one would reconfigure the test's
 // cluster.
-var peerRPCPaths = []string{rpcApply, rpcReadIndex, rpcStatus, rpcMembers}
+var peerRPCPaths = []string{rpcApply, rpcReadIndex, rpcStatus, rpcMembers, rpcGet}
 
 // FuzzPeerRPC: whatever a peer posts to the peer RPC endpoints (a
 // forwarded command, a read index or status question), the node answers
@@ -40,6 +40,8 @@ func FuzzPeerRPC(f *testing.F) {
 	f.Add(byte(3), []byte(`{"op":"remove","name":""}`))
 	f.Add(byte(3), []byte(`{"op":"add-voter","name":"n2"}`))
 	f.Add(byte(3), []byte(`[`))
+	f.Add(byte(4), []byte(`{"key":"/registry/configmaps/default/fuzz","rev":1}`))
+	f.Add(byte(4), []byte(`{"key":"","rev":0}`))
 	s := openFuzzStore(f)
 	handler := s.rpcHandler()
 	f.Fuzz(func(t *testing.T, which byte, body []byte) {

@@ -9,7 +9,19 @@ import (
 
 // Get returns key's object at the requested consistency. A missing key is
 // ErrCodeNotFound, with Rev set to the revision the read was served at.
+// A NotOlderThan read of a revision a follower has not applied yet is
+// answered by the leader when it can (see getFromLeader).
 func (s *Store) Get(ctx context.Context, key string, opts ReadOptions) (Object, error) {
+	if opts.Consistency == NotOlderThan && s.fsm.Applied() < opts.Revision && !s.closed.Load() {
+		if obj, ok, err := s.getFromLeader(ctx, key, opts.Revision); ok {
+			return obj, err
+		}
+	}
+	return s.getLocal(ctx, key, opts)
+}
+
+// getLocal is Get served from this node's state.
+func (s *Store) getLocal(ctx context.Context, key string, opts ReadOptions) (Object, error) {
 	rev, err := s.prepareRead(ctx, opts)
 	if err != nil {
 		return Object{}, err

@@ -74,6 +74,7 @@ func (s *Store) rpcHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+rpcApply, s.serveApply)
 	mux.HandleFunc("POST "+rpcReadIndex, s.serveReadIndex)
+	mux.HandleFunc("POST "+rpcGet, s.serveGet)
 	mux.HandleFunc("POST "+rpcStatus, s.serveStatus)
 	mux.HandleFunc("POST "+rpcMembers, s.serveMembers)
 	return mux
