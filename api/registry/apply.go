@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
@@ -53,8 +54,13 @@ func (s *Store) applyObject(ctx context.Context, ns, name string, body []byte, w
 		return applied{}, err
 	}
 	key := s.res.Key(ns, name)
+	read := freshRead
 	for {
-		cur, err := s.storage().Get(ctx, key, ReadOptions{Consistency: MostRecent})
+		cur, err := s.storage().Get(ctx, key, read)
+		if IsNotFound(err) && read.Consistency != MostRecent {
+			read = mostRecent // a create is decided on the most recent state
+			continue
+		}
 		if IsNotFound(err) && s.sub == nil {
 			a, err := s.applyCreate(ctx, ns, name, patch, wp)
 			if IsAlreadyExists(err) || apierrors.IsAlreadyExists(err) {
@@ -65,18 +71,11 @@ func (s *Store) applyObject(ctx context.Context, ns, name string, body []byte, w
 		if err != nil {
 			return applied{}, storeError(err, s.res, name)
 		}
-		live, err := codec.DecodeStored(s.res, cur.Data)
-		if err != nil {
-			return applied{}, err
+		data, err := s.applyTo(ctx, fm, cur, ns, name, patch, wp)
+		if decideAgain(read, err, wp.written()) {
+			read = mostRecent
+			continue
 		}
-		obj, err := fm.Apply(live, patch.DeepCopy(), wp.Manager, wp.Force)
-		if err != nil {
-			return applied{}, applyError(err)
-		}
-		if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
-			return applied{}, err
-		}
-		data, err := s.commitTracked(ctx, cur, live, obj, wp)
 		if IsConflict(err) {
 			continue
 		}
@@ -85,6 +84,23 @@ func (s *Store) applyObject(ctx context.Context, ns, name string, body []byte, w
 		}
 		return applied{data: data}, nil
 	}
+}
+
+// applyTo applies the configuration patch to cur, the live object, and
+// commits the result.
+func (s *Store) applyTo(ctx context.Context, fm *managedfields.FieldManager, cur Object, ns, name string, patch *unstructured.Unstructured, wp *writeParams) ([]byte, error) {
+	live, err := codec.DecodeStored(s.res, cur.Data)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := fm.Apply(live, patch.DeepCopy(), wp.Manager, wp.Force)
+	if err != nil {
+		return nil, applyError(err)
+	}
+	if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
+		return nil, err
+	}
+	return s.commitTracked(ctx, cur, live, obj, wp)
 }
 
 // applyCreate creates ns/name from an apply configuration.

@@ -26,19 +26,13 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.Delete
 		return DeleteResult{}, builtin.ImmortalNamespaceError(name)
 	}
 	key := s.res.Key(ns, name)
+	read := freshRead
 	for {
-		cur, err := s.storage().Get(ctx, key, ReadOptions{Consistency: MostRecent})
-		if err != nil {
-			return DeleteResult{}, storeError(err, s.res, name)
+		d, err := s.deleteAttempt(ctx, key, name, read, opts)
+		if decideAgain(read, err, d.written) {
+			read = mostRecent
+			continue
 		}
-		obj, err := codec.DecodeStored(s.res, cur.Data)
-		if err != nil {
-			return DeleteResult{}, err
-		}
-		if err := checkPreconditions(s.res, obj, cur.Rev, opts.Preconditions, name); err != nil {
-			return DeleteResult{}, err
-		}
-		d, err := s.deleteCurrent(ctx, key, cur, obj, opts)
 		if IsConflict(err) {
 			continue
 		}
@@ -47,6 +41,22 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.Delete
 		}
 		return d, nil
 	}
+}
+
+// deleteAttempt reads key as read says and deletes or marks what it read.
+func (s *Store) deleteAttempt(ctx context.Context, key, name string, read ReadOptions, opts *metav1.DeleteOptions) (DeleteResult, error) {
+	cur, err := s.storage().Get(ctx, key, read)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	obj, err := codec.DecodeStored(s.res, cur.Data)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	if err := checkPreconditions(s.res, obj, cur.Rev, opts.Preconditions, name); err != nil {
+		return DeleteResult{}, err
+	}
+	return s.deleteCurrent(ctx, key, cur, obj, opts)
 }
 
 // deleteCurrent deletes or marks obj, the object stored as cur, as
@@ -102,7 +112,7 @@ func (s *Store) remove(ctx context.Context, key string, cur Object, obj runtime.
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	return DeleteResult{Data: cur.Data, Gone: true}, nil
+	return DeleteResult{Data: cur.Data, Gone: true, written: true}, nil
 }
 
 // markDeleting stores obj, the object read as cur with its finalizers
@@ -137,5 +147,5 @@ func (s *Store) markDeleting(ctx context.Context, key string, cur Object, obj ru
 	if isNamespace(obj) {
 		s.reg.opts.NamespaceDeleting()
 	}
-	return DeleteResult{Data: stored.Data}, nil
+	return DeleteResult{Data: stored.Data, written: true}, nil
 }

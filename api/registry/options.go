@@ -64,6 +64,9 @@ type DeleteResult struct {
 	// Data is the object's last stored form.
 	Data []byte
 	Gone bool
+	// written is set when the outcome is a committed write (see
+	// decideAgain).
+	written bool
 }
 
 // writeParams are a write's options and the warnings it collects on the
@@ -77,3 +80,7 @@ type writeParams struct {
 	// Recent read, since the object may have changed since.
 	unchanged bool
 }
+
+// written reports whether a successful commit wrote: not a dry run, not
+// an update that changed nothing.
+func (wp *writeParams) written() bool { return !wp.DryRun && !wp.unchanged }

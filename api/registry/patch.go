@@ -51,29 +51,15 @@ func (s *Store) Patch(ctx context.Context, ns, name string, pt types.PatchType, 
 
 func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.PatchType, patch []byte, wp *writeParams) ([]byte, error) {
 	key := s.res.Key(ns, name)
+	read := freshRead
 	for {
-		cur, err := s.storage().Get(ctx, key, ReadOptions{Consistency: MostRecent})
-		if err != nil {
-			return nil, storeError(err, s.res, name)
-		}
-		original, err := codec.ServedData(s.res, cur.Data)
-		if err != nil {
-			return nil, err
-		}
-		patched, err := applyPatch(s.res, pt, original, patch)
-		if err != nil {
-			return nil, err
-		}
-		obj, warnings, err := s.reg.Codecs().Decode(s.res, codec.MediaJSON, patched, wp.FieldValidation)
-		if err != nil {
-			return nil, codec.PatchedError(patched, err)
-		}
-		if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
-			return nil, err
-		}
 		// Each attempt decodes anew: only the last one's warnings count.
-		attempt := &writeParams{WriteOptions: wp.WriteOptions, warnings: warnings}
-		data, err := s.commitUpdate(ctx, cur, obj, attempt)
+		attempt := &writeParams{WriteOptions: wp.WriteOptions}
+		data, err := s.patchAttempt(ctx, key, ns, name, read, pt, patch, attempt)
+		if decideAgain(read, err, attempt.written()) {
+			read = mostRecent
+			continue
+		}
 		if IsConflict(err) {
 			continue
 		}
@@ -83,6 +69,32 @@ func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.Patch
 		wp.warnings = append(wp.warnings, attempt.warnings...)
 		return data, nil
 	}
+}
+
+// patchAttempt reads key as read says, patches what it read and commits
+// the result.
+func (s *Store) patchAttempt(ctx context.Context, key, ns, name string, read ReadOptions, pt types.PatchType, patch []byte, wp *writeParams) ([]byte, error) {
+	cur, err := s.storage().Get(ctx, key, read)
+	if err != nil {
+		return nil, err
+	}
+	original, err := codec.ServedData(s.res, cur.Data)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := applyPatch(s.res, pt, original, patch)
+	if err != nil {
+		return nil, err
+	}
+	obj, warnings, err := s.reg.Codecs().Decode(s.res, codec.MediaJSON, patched, wp.FieldValidation)
+	if err != nil {
+		return nil, codec.PatchedError(patched, err)
+	}
+	if err := checkPatched(s.res, obj, ns, name, cur.Rev); err != nil {
+		return nil, err
+	}
+	wp.warnings = warnings
+	return s.commitUpdate(ctx, cur, obj, wp)
 }
 
 // kube-apiserver's JSON patch limits: the operations of one patch, and the
