@@ -83,6 +83,10 @@ func TestAuthorization(t *testing.T) {
 		{"admin members", "GET", "/apis/raftapi.io/v1/members", cert("system:admin", "system:masters"), 200, ""},
 		{"user metrics", "GET", "/metrics", cert("alice", "dev"), 403, `forbidden: User "alice" cannot get path "/metrics"`},
 		{"monitoring metrics", "GET", "/metrics", cert("prom", "system:monitoring"), 200, ""},
+		{"anonymous profile", "GET", "/debug/pprof/profile", anon, 403, `forbidden: User "system:anonymous" cannot get path "/debug/pprof/profile"`},
+		{"user profile", "GET", "/debug/pprof/heap", cert("alice", "dev"), 403, `forbidden: User "alice" cannot get path "/debug/pprof/heap"`},
+		{"monitoring profile", "GET", "/debug/pprof/", cert("prom", "system:monitoring"), 403, `forbidden: User "prom" cannot get path "/debug/pprof/"`},
+		{"admin profile", "GET", "/debug/pprof/heap", cert("system:admin", "system:masters"), 200, ""},
 		{"admin snapshot", "GET", "/raftapi/v1/snapshot", cert("system:admin", "system:masters"), 200, ""},
 		{"admin leave", "POST", "/raftapi/v1/leave", cert("system:admin", "system:masters"), 200, ""},
 	}

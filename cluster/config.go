@@ -116,6 +116,10 @@ type Config struct {
 	// watcher that stops reading is dropped, connection and all, once a
 	// write has waited that long. Zero means 30 seconds.
 	WatchWriteTimeout time.Duration
+	// Profiling serves Go's profiles under /debug/pprof/ on the API port
+	// (kube-apiserver's --profiling), authenticated and authorized as
+	// every request is: by default only cluster-admin may read them.
+	Profiling bool
 	// TLSSANs are extra names (DNS names or IPs) for the serving
 	// certificate the node issues itself.
 	TLSSANs []string

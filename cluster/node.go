@@ -179,6 +179,9 @@ func (n *Node) routes() http.Handler {
 	mux.Handle(MembersPath, n.memberAdminHandler())
 	mux.Handle(MembersPath+"/", n.memberAdminHandler())
 	mux.Handle("/metrics", n.metrics.handler())
+	if n.cfg.Profiling {
+		mountProfiling(mux)
+	}
 	health := newHealth(n.store)
 	n.health = health
 	n.authz = &unionAuthorizer{modes: n.cfg.AuthorizationModes}

@@ -108,6 +108,7 @@ first.`,
 	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{cluster.ModeRBAC}, "ordered list of authorizers: RBAC, AlwaysAllow (development only: every authenticated or anonymous request may do anything), AlwaysDeny; system:masters may always do everything")
 	fs.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", cluster.DefaultMaxRequestsInflight, "read-only requests served at once; more get 429 TooManyRequests (watches and system:masters exempt; 0: no limit)")
 	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", cluster.DefaultMaxMutatingRequestsInflight, "mutating requests served at once; more get 429 TooManyRequests (system:masters exempt; 0: no limit)")
+	fs.BoolVar(&cfg.Profiling, "profiling", true, "enable profiling via web interface host:port/debug/pprof/ (authorized like any request: cluster-admin by default)")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", cluster.DefaultRequestTimeout, "how long a request other than a watch may take, body included, before it is answered 504 Timeout; a request's ?timeout= may ask for less")
 	fs.StringVar(&sf.sans, "tls-san", "", "extra DNS names or IPs for the serving certificate the node issues: name[,name...]")
 	fs.BoolVar(&cfg.InsecureHTTP, "insecure-http", false, "serve the API over plain HTTP with NO authentication: anyone who reaches it can do anything (loopback addresses only)")
