@@ -201,31 +201,6 @@ func (v *View) keysSince(prefix, after string, fn func(key string) bool) {
 	}
 }
 
-// Count returns how many objects Range would visit with the same
-// arguments, without copying any of them: a paged list's
-// remainingItemCount costs a walk of the keys that follow the page, not a
-// read of their values.
-func (v *View) Count(prefix, after string, rev uint64) (int64, error) {
-	var n int64
-	if rev == 0 || rev == v.applied {
-		c := v.current.Cursor()
-		for k, _ := c.Seek(startKey(prefix, after)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, _ = c.Next() {
-			n++
-		}
-		return n, nil
-	}
-	if err := v.checkRev(rev); err != nil {
-		return 0, err
-	}
-	v.keysSince(prefix, after, func(key string) bool {
-		if v.existsAt(key, rev) {
-			n++
-		}
-		return true
-	})
-	return n, nil
-}
-
 func prefixed(k []byte, prefix string) (string, bool) {
 	if k == nil || !bytes.HasPrefix(k, []byte(prefix)) {
 		return "", false

@@ -1,0 +1,61 @@
+package fsm
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/raft"
+)
+
+// BenchmarkCountPast measures the remainingItemCount of the first page
+// of a paged list over 50,000 keys at a revision 100 writes in the past,
+// as every later page of a list is read while writes go on: resolving
+// each key at the revision, and correcting the current count with the
+// changes since.
+func BenchmarkCountPast(b *testing.B) {
+	const objects, batch, churn = 50_000, 1_000, 100
+	path := filepath.Join(b.TempDir(), "state.db")
+	f, err := Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	index := uint64(0)
+	apply := func(n int, cmd func(i uint64) *Command) {
+		logs := make([]*raft.Log, n)
+		for i := range logs {
+			index++
+			logs[i] = &raft.Log{Index: index, Type: raft.LogCommand, Data: cmd(index).Encode()}
+		}
+		f.ApplyBatch(logs)
+	}
+	for range objects / batch {
+		apply(batch, func(i uint64) *Command {
+			return &Command{Type: CmdCreate, Key: fmt.Sprintf("/bench/obj-%09d", i), Object: []byte(`{"data":"x"}`)}
+		})
+	}
+	past := index
+	apply(churn, func(i uint64) *Command {
+		return &Command{Type: CmdUpdate, Key: fmt.Sprintf("/bench/obj-%09d", i-past), Object: []byte(`{"data":"y"}`)}
+	})
+	after := fmt.Sprintf("/bench/obj-%09d", 500)
+	for _, way := range []int32{countByKeys, countByChanges} {
+		b.Run(map[int32]string{countByKeys: "keys", countByChanges: "changes"}[way], func(b *testing.B) {
+			prev := countStrategy.Swap(way)
+			defer countStrategy.Store(prev)
+			for b.Loop() {
+				err := f.View(func(v *View) error {
+					n, err := v.Count("/bench/", after, past)
+					if err == nil && n != objects-500 {
+						err = fmt.Errorf("count %d, want %d", n, objects-500)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
