@@ -42,6 +42,10 @@ type Options struct {
 	// stops reading is dropped, connection and all, once a write has
 	// waited that long. Default handlers.DefaultWatchWriteTimeout.
 	WatchWriteTimeout time.Duration
+	// Stopping, if set, ends when the server begins to stop: open watches
+	// then end, as their timeout would end them, so that they do not hold
+	// up the HTTP server's graceful shutdown.
+	Stopping context.Context
 	// Health, if set, serves /livez, /readyz and /healthz.
 	Health http.Handler
 	// Members, if set, serves the read-only raftapi.io/v1 members resource.

@@ -185,6 +185,7 @@ func (n *Node) routes() http.Handler {
 	health := newHealth(n.store)
 	n.health = health
 	n.authz = &unionAuthorizer{modes: n.cfg.AuthorizationModes}
+	stopping := n.stopContext()
 	apiServer := api.NewServer(n.store, api.Options{
 		Authorizer:    n.authz,
 		BootstrapRBAC: n.authz.uses(ModeRBAC),
@@ -196,13 +197,16 @@ func (n *Node) routes() http.Handler {
 		ServiceAccounts: n.sa.apiOptions(n),
 
 		WatchWriteTimeout: n.cfg.WatchWriteTimeout,
+		// A stopping node ends its watches (their clients resume on
+		// another node) instead of waiting out the shutdown timeout.
+		Stopping: stopping,
 	})
 	health.namespaces = apiServer.SystemNamespacesReady
 	n.sa.auth = apiServer.ServiceAccountAuthenticator()
 	n.sa.mountDiscovery(mux, n)
 	n.authz.rbac = apiServer.RBAC()
 	health.rbac = n.rbacReady(apiServer)
-	n.runControllers(apiServer)
+	n.runControllers(stopping, apiServer)
 	apiHandler := n.metrics.instrument(apiServer)
 	mux.Handle("/", apiHandler)
 	limit := newInflight(n.cfg.MaxRequestsInflight, n.cfg.MaxMutatingRequestsInflight)
@@ -219,18 +223,24 @@ func (n *Node) routes() http.Handler {
 }
 
 // runControllers runs the API's controllers until the node stops.
-func (n *Node) runControllers(s *api.Server) {
-	ctx, cancel := context.WithCancel(context.Background())
-	n.wg.Add(2)
+func (n *Node) runControllers(ctx context.Context, s *api.Server) {
+	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
 		s.Run(ctx)
 	}()
+}
+
+// stopContext returns a context that ends when the node begins to stop.
+func (n *Node) stopContext() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
 		<-n.stop
 		cancel()
 	}()
+	return ctx
 }
 
 // Kubeconfig is the path of the admin kubeconfig the node wrote at start,

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -29,6 +30,10 @@ type Scope struct {
 	// watcher that stops reading is dropped, connection and all, once a
 	// write has waited that long. Zero means DefaultWatchWriteTimeout.
 	WatchWriteTimeout time.Duration
+	// Stopping, if set, ends when the server begins to stop: every open
+	// watch then ends as its timeout would end it, and its client
+	// resumes elsewhere, rather than holding the server's shutdown.
+	Stopping context.Context
 }
 
 // pathVars returns the namespace and name of the request's path.

@@ -32,6 +32,9 @@ func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns strin
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
+	if s.Stopping != nil {
+		defer context.AfterFunc(s.Stopping, cancel)()
+	}
 	wr, err := s.Store.Watch(ctx, ns, q.list)
 	if err != nil {
 		WriteStatus(w, err)
