@@ -16,7 +16,7 @@ import (
 func BenchmarkApplyBatch(b *testing.B) {
 	const nameLen = len("obj-000000000000")
 	pad := strings.Repeat("x", 1024-len(`{"metadata":{"name":"","uid":"u"},"data":""}`)-nameLen)
-	for _, size := range []int{1, 64} {
+	for _, size := range []int{1, 4, 64} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
 			f, err := fsm.Open(filepath.Join(b.TempDir(), "state.db"), nil)
 			if err != nil {
