@@ -51,6 +51,11 @@ type Node struct {
 	wg      sync.WaitGroup
 	leaving atomic.Bool // set by Leave: stop announcing and reconciling
 
+	// requests is the base context of every request: Stop cancels it
+	// once requests in flight have had half of its time to finish.
+	requests       context.Context
+	cancelRequests context.CancelFunc
+
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -69,6 +74,7 @@ func Start(c Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: cfg, api: sec.api, sa: sec.sa, done: make(chan error, 1), stop: make(chan struct{})}
+	n.requests, n.cancelRequests = context.WithCancel(context.Background())
 	if cfg.EncryptionProviderConfig != "" {
 		if n.encryption, err = encryption.LoadFile(cfg.EncryptionProviderConfig); err != nil {
 			return nil, fmt.Errorf("cluster: --encryption-provider-config: %w", err)
@@ -105,7 +111,8 @@ func Start(c Config) (*Node, error) {
 	n.http = &http.Server{Handler: parseOnce(withRequestTimeout(cfg.RequestTimeout, n.routes())), ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
 		// The server's own errors are mostly failed TLS handshakes of
 		// probes and scanners: debug, in the node's log format.
-		ErrorLog: slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)}
+		ErrorLog:    slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		BaseContext: func(net.Listener) context.Context { return n.requests }}
 	serveLn := ln
 	if sec.api.tls != nil {
 		serveLn = tls.NewListener(ln, sec.api.tls)
@@ -286,22 +293,76 @@ func (n *Node) exit(err error) {
 	}
 }
 
+// shutdownHTTP stops accepting requests and lets those in flight finish
+// for half of the time ctx leaves. Then it cancels their contexts: a
+// request still waiting on the store (say a Most Recent read on a node
+// just removed from the cluster, whose state will never reach the index
+// it waits for) answers at once instead of at its own deadline. A node
+// that has left the cluster gives no grace: its state no longer advances,
+// so a request still in flight may wait for what will never come. Whatever
+// is left when ctx ends is closed.
+func (n *Node) shutdownHTTP(ctx context.Context) error {
+	if n.leaving.Load() {
+		n.cancelRequests()
+	}
+	grace := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		grace, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	err := n.http.Shutdown(grace)
+	if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		n.cancelRequests()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return n.http.Close()
+		}
+		return err
+	}
+	n.cancelRequests()
+	if err = n.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		return n.http.Close()
+	}
+	return err
+}
+
+// slowStopPhase is how long a phase of Stop may take before it is
+// logged: a node that takes long to stop is one an operator (or the fault
+// harness, which kills it after a while) needs to hear about.
+const slowStopPhase = 2 * time.Second
+
+// slowStopLogger returns a function that logs, at warning level, the
+// phase it names when that phase took longer than slowStopPhase since the
+// previous call.
+func slowStopLogger(log *slog.Logger) func(phase string) {
+	last := time.Now()
+	return func(phase string) {
+		if d := time.Since(last); d > slowStopPhase {
+			log.Warn("stopping took long", "waited-for", phase, "took", d.Round(time.Millisecond))
+		}
+		last = time.Now()
+	}
+}
+
 // Stop stops serving, waiting up to the context's deadline for requests in
 // flight, then leaves gossip silently and closes the store. It does not
 // leave the cluster: see Leave.
 func (n *Node) Stop(ctx context.Context) error {
 	n.stopOnce.Do(func() {
+		slow := slowStopLogger(n.cfg.Logger)
 		close(n.stop)
 		n.wg.Wait()
-		herr := n.http.Shutdown(ctx)
-		if errors.Is(herr, context.DeadlineExceeded) {
-			herr = n.http.Close()
-		}
+		slow("the node's loops and controllers")
+		herr := n.shutdownHTTP(ctx)
+		slow("requests in flight")
 		var gerr error
 		if n.gossip != nil {
 			gerr = n.gossip.shutdown()
 		}
-		n.stopErr = errors.Join(herr, gerr, n.store.Close(), n.audit.Close())
+		slow("gossip")
+		serr := n.store.Close()
+		slow("the store")
+		n.stopErr = errors.Join(herr, gerr, serr, n.audit.Close())
 	})
 	return n.stopErr
 }
