@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // fieldPath is a dotted field path ("spec.size") split into the names of
@@ -46,33 +47,14 @@ func (p fieldPath) within(q fieldPath) bool {
 	return true
 }
 
-// get returns the value at p in obj.
+// get returns the value at p in obj (not a copy).
 func (p fieldPath) get(obj map[string]any) (any, bool) {
-	var cur any = obj
-	for _, name := range p {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[name]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
+	v, found, err := unstructured.NestedFieldNoCopy(obj, p...)
+	return v, found && err == nil
 }
 
 // remove deletes the value at p in obj; the objects around it stay.
-func (p fieldPath) remove(obj map[string]any) {
-	cur := obj
-	for _, name := range p[:len(p)-1] {
-		next, ok := cur[name].(map[string]any)
-		if !ok {
-			return
-		}
-		cur = next
-	}
-	delete(cur, p[len(p)-1])
-}
+func (p fieldPath) remove(obj map[string]any) { unstructured.RemoveNestedField(obj, p...) }
 
 // set puts v at p in obj, creating the objects on the way (a value on the
 // way that is not an object is replaced by one).
