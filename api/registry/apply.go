@@ -72,7 +72,7 @@ func (s *Store) applyObject(ctx context.Context, ns, name string, body []byte, w
 			return applied{}, storeError(err, s.res, name)
 		}
 		data, err := s.applyTo(ctx, fm, cur, ns, name, patch, wp)
-		if decideAgain(read, err, wp.written()) {
+		if decideAgain(read, err, wp.decided()) {
 			read = mostRecent
 			continue
 		}

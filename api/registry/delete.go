@@ -29,7 +29,7 @@ func (s *Store) Delete(ctx context.Context, ns, name string, opts *metav1.Delete
 	read := freshRead
 	for {
 		d, err := s.deleteAttempt(ctx, key, name, read, opts)
-		if decideAgain(read, err, d.written) {
+		if decideAgain(read, err, d.decided) {
 			read = mostRecent
 			continue
 		}
@@ -106,13 +106,13 @@ func storedPreconditions(cur Object, obj runtime.Object) Preconditions {
 // remove deletes the object at its current revision.
 func (s *Store) remove(ctx context.Context, key string, cur Object, obj runtime.Object, dryRun bool) (DeleteResult, error) {
 	if dryRun {
-		return DeleteResult{Data: cur.Data, Gone: true}, nil
+		return DeleteResult{Data: cur.Data, Gone: true, decided: true}, nil
 	}
 	_, err := s.storage().Delete(ctx, key, storedPreconditions(cur, obj))
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	return DeleteResult{Data: cur.Data, Gone: true, written: true}, nil
+	return DeleteResult{Data: cur.Data, Gone: true, decided: true}, nil
 }
 
 // markDeleting stores obj, the object read as cur with its finalizers
@@ -138,7 +138,7 @@ func (s *Store) markDeleting(ctx context.Context, key string, cur Object, obj ru
 	setTerminating(obj)
 	data, err := codec.EncodeStored(s.res, obj)
 	if err != nil || dryRun {
-		return DeleteResult{Data: data}, err
+		return DeleteResult{Data: data, decided: true}, err
 	}
 	stored, err := s.storage().Update(ctx, key, data, storedPreconditions(cur, obj))
 	if err != nil {
@@ -147,5 +147,5 @@ func (s *Store) markDeleting(ctx context.Context, key string, cur Object, obj ru
 	if isNamespace(obj) {
 		s.reg.opts.NamespaceDeleting()
 	}
-	return DeleteResult{Data: stored.Data, written: true}, nil
+	return DeleteResult{Data: stored.Data, decided: true}, nil
 }

@@ -64,9 +64,9 @@ type DeleteResult struct {
 	// Data is the object's last stored form.
 	Data []byte
 	Gone bool
-	// written is set when the outcome is a committed write (see
-	// decideAgain).
-	written bool
+	// decided is set when the outcome stands on the state read: a
+	// committed write or a dry run (see decideAgain).
+	decided bool
 }
 
 // writeParams are a write's options and the warnings it collects on the
@@ -81,6 +81,9 @@ type writeParams struct {
 	unchanged bool
 }
 
-// written reports whether a successful commit wrote: not a dry run, not
-// an update that changed nothing.
-func (wp *writeParams) written() bool { return !wp.DryRun && !wp.unchanged }
+// decided reports whether a successful commit's outcome stands on the
+// state it read (see decideAgain): it wrote, or it is a dry run, which
+// writes nothing and is answered from the state read, as kube-apiserver
+// answers one from its watch cache. An update that changed nothing does
+// not stand.
+func (wp *writeParams) decided() bool { return !wp.unchanged }

@@ -50,34 +50,14 @@ func (s *Store) Patch(ctx context.Context, ns, name string, pt types.PatchType, 
 }
 
 func (s *Store) patchObject(ctx context.Context, ns, name string, pt types.PatchType, patch []byte, wp *writeParams) ([]byte, error) {
-	key := s.res.Key(ns, name)
-	read := freshRead
-	for {
-		// Each attempt decodes anew: only the last one's warnings count.
-		attempt := &writeParams{WriteOptions: wp.WriteOptions}
-		data, err := s.patchAttempt(ctx, key, ns, name, read, pt, patch, attempt)
-		if decideAgain(read, err, attempt.written()) {
-			read = mostRecent
-			continue
-		}
-		if IsConflict(err) {
-			continue
-		}
-		if err != nil {
-			return nil, storeError(err, s.res, name)
-		}
-		wp.warnings = append(wp.warnings, attempt.warnings...)
-		return data, nil
-	}
+	return s.updateLoop(ctx, s.res.Key(ns, name), name, 0, wp, func(cur Object) ([]byte, error) {
+		return s.patchCurrent(ctx, cur, ns, name, pt, patch, wp)
+	})
 }
 
-// patchAttempt reads key as read says, patches what it read and commits
-// the result.
-func (s *Store) patchAttempt(ctx context.Context, key, ns, name string, read ReadOptions, pt types.PatchType, patch []byte, wp *writeParams) ([]byte, error) {
-	cur, err := s.storage().Get(ctx, key, read)
-	if err != nil {
-		return nil, err
-	}
+// patchCurrent patches cur and commits the result. Each attempt decodes
+// anew: only the last one's warnings count.
+func (s *Store) patchCurrent(ctx context.Context, cur Object, ns, name string, pt types.PatchType, patch []byte, wp *writeParams) ([]byte, error) {
 	original, err := codec.ServedData(s.res, cur.Data)
 	if err != nil {
 		return nil, err

@@ -99,32 +99,9 @@ func (s *Store) updateScale(ctx context.Context, ns, name string, scale *autosca
 	if err != nil {
 		return nil, err
 	}
-	read := ReadOptions{Consistency: Any}
-	if want != 0 {
-		read = ReadOptions{Consistency: NotOlderThan, Revision: want}
-	}
-	for {
-		cur, err := s.storage().Get(ctx, s.res.Key(ns, name), read)
-		if err != nil {
-			return nil, storeError(err, s.res, name)
-		}
-		if want != 0 && want != cur.Rev {
-			return nil, apierrors.NewConflict(s.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
-		}
-		data, err := s.writeReplicas(ctx, cur, scale.Spec.Replicas, wp)
-		if IsConflict(err) && want == 0 {
-			read = ReadOptions{Consistency: MostRecent}
-			continue
-		}
-		if err != nil {
-			return nil, storeError(err, s.res, name)
-		}
-		if wp.unchanged && read.Consistency != MostRecent {
-			read = ReadOptions{Consistency: MostRecent} // as in replace
-			continue
-		}
-		return data, nil
-	}
+	return s.updateLoop(ctx, s.res.Key(ns, name), name, want, wp, func(cur Object) ([]byte, error) {
+		return s.writeReplicas(ctx, cur, scale.Spec.Replicas, wp)
+	})
 }
 
 // patchScale is Patch for a scale subresource: the patch applies to the

@@ -16,8 +16,7 @@ import (
 
 // Update stores obj as the new version of ns/name. With a resourceVersion
 // in obj it is a compare-and-swap (409 when stale); without, it is
-// unconditional: the current version is read and the write retried on a
-// concurrent change.
+// unconditional (see updateLoop).
 func (s *Store) Update(ctx context.Context, ns, name string, obj runtime.Object, opts WriteOptions) (Result, error) {
 	wp := &writeParams{WriteOptions: opts}
 	if scale, ok := obj.(*autoscalingv1.Scale); ok && s.isScale() {
@@ -43,46 +42,50 @@ func (s *Store) replace(ctx context.Context, ns, name string, obj runtime.Object
 	if err != nil {
 		return nil, err
 	}
-	// A lagging node must not answer 409 for a version the client saw
-	// elsewhere: read at least as new as the version the body names.
-	read := ReadOptions{Consistency: Any}
+	return s.updateLoop(ctx, s.res.Key(ns, name), name, want, wp, func(cur Object) ([]byte, error) {
+		return s.commitUpdate(ctx, cur, obj.DeepCopyObject(), wp)
+	})
+}
+
+// updateLoop is the read-modify-write of an update: it reads key, checks
+// the resourceVersion the client named (want, 0 for none) and writes what
+// write makes of the object read. The first read is this node's own
+// state, or with want a state not older than want (a lagging node must
+// not answer 409 for a version the client saw elsewhere); the outcome is
+// decided again from a Most Recent read by decideAgain's rule. An update
+// without a resourceVersion is unconditional: a concurrent change is
+// read and the write retried.
+func (s *Store) updateLoop(ctx context.Context, key, name string, want uint64, wp *writeParams, write func(cur Object) ([]byte, error)) ([]byte, error) {
+	read := freshRead
 	if want != 0 {
 		read = ReadOptions{Consistency: NotOlderThan, Revision: want}
 	}
-	key := s.res.Key(ns, name)
 	for {
-		cur, err := s.storage().Get(ctx, key, read)
-		if IsNotFound(err) && read.Consistency != MostRecent {
-			// This node's state may predate the object (a create it
-			// has not applied, or a re-create after a delete it has):
-			// only a quorum read may answer 404.
-			read = ReadOptions{Consistency: MostRecent}
+		data, err := s.updateAttempt(ctx, key, name, want, read, write)
+		if decideAgain(read, err, wp.decided()) {
+			read = mostRecent
 			continue
 		}
-		if err != nil {
-			return nil, storeError(err, s.res, name)
-		}
-		if want != 0 && want != cur.Rev {
-			return nil, apierrors.NewConflict(s.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
-		}
-		next := obj.DeepCopyObject()
-		data, err := s.commitUpdate(ctx, cur, next, wp)
 		if IsConflict(err) && want == 0 {
-			read = ReadOptions{Consistency: MostRecent}
 			continue
 		}
 		if err != nil {
 			return nil, storeError(err, s.res, name)
-		}
-		if wp.unchanged && read.Consistency != MostRecent {
-			// Nothing to write against this node's state, which may lag:
-			// decide again on the newest version (a precondition that no
-			// longer holds is then a 409, a change to write is written).
-			read = ReadOptions{Consistency: MostRecent}
-			continue
 		}
 		return data, nil
 	}
+}
+
+// updateAttempt is one attempt of updateLoop.
+func (s *Store) updateAttempt(ctx context.Context, key, name string, want uint64, read ReadOptions, write func(cur Object) ([]byte, error)) ([]byte, error) {
+	cur, err := s.storage().Get(ctx, key, read)
+	if err != nil {
+		return nil, err
+	}
+	if want != 0 && want != cur.Rev {
+		return nil, apierrors.NewConflict(s.res.GroupResource(), name, fmt.Errorf("%s", conflictMessage))
+	}
+	return write(cur)
 }
 
 func parseRV(rv string) (uint64, error) {
