@@ -155,19 +155,25 @@ Adding a learner first and promoting it avoids that.`,
 		fmt.Fprintf(out, "added member %s (%s) at %s\n", req.Name, kind, req.PeerAddress)
 		if l, err := c.members(); err == nil {
 			fmt.Fprintf(out, "start it with:\n  raftapi serve --name %s --peer-listen %s --initial-cluster %s --initial-cluster-state existing --token TOKEN\n",
-				req.Name, req.PeerAddress, initialCluster(l))
+				req.Name, req.PeerAddress, initialCluster(l, req.Name, req.PeerAddress))
 		}
 		return nil
 	}
 	return cmd
 }
 
-// initialCluster renders the members as an --initial-cluster value.
-func initialCluster(l *memberList) string {
-	parts := make([]string, len(l.Items))
-	for i, m := range l.Items {
-		parts[i] = m.Metadata.Name + "=" + m.Status.PeerAddress
+// initialCluster renders the members as an --initial-cluster value, with
+// the member just added (name at peer) whether or not the list holds it
+// yet: the node that served the list reads its own raft configuration,
+// which may not have the new entry when another node committed it.
+func initialCluster(l *memberList, name, peer string) string {
+	parts := []string{}
+	for _, m := range l.Items {
+		if m.Metadata.Name != name {
+			parts = append(parts, m.Metadata.Name+"="+m.Status.PeerAddress)
+		}
 	}
+	parts = append(parts, name+"="+peer)
 	return strings.Join(parts, ",")
 }
 
