@@ -54,6 +54,10 @@ type ListOptions struct {
 	Continue string
 	// Predicate filters items; a page still holds up to Limit matches.
 	Predicate Predicate
+	// SkipCount leaves RemainingItemCount unset: a caller that reads
+	// every page (a controller's pass) does not pay for counting the
+	// rest of the range on each one.
+	SkipCount bool
 }
 
 // ListResult is one page of a list.
@@ -64,7 +68,7 @@ type ListResult struct {
 	// Continue is the token for the next page, "" on the last one.
 	Continue string
 	// RemainingItemCount is the number of items after this page; set only
-	// with a continue token and no predicate.
+	// with a continue token, no predicate and no SkipCount.
 	RemainingItemCount *int64
 }
 

@@ -155,7 +155,7 @@ func listPage(v *fsm.View, prefix, after string, rev uint64, opts ListOptions) (
 		return out, err
 	}
 	out.Continue = encodeContinue(out.Revision, last)
-	if opts.Predicate == nil {
+	if opts.Predicate == nil && !opts.SkipCount {
 		n, err := v.Count(prefix, last, rev)
 		if err != nil {
 			return nil, err

@@ -249,9 +249,9 @@ func listAll(ctx context.Context, t testing.TB, prefix string, opts raftstore.Li
 	for i, r := range remaining {
 		last := i == len(remaining)-1
 		switch {
-		case last || opts.Predicate != nil:
+		case last || opts.Predicate != nil || opts.SkipCount:
 			if r != nil {
-				t.Errorf("page %d: RemainingItemCount %d, want unset (last page or predicate)", i, *r)
+				t.Errorf("page %d: RemainingItemCount %d, want unset (last page, predicate or SkipCount)", i, *r)
 			}
 		case r == nil:
 			t.Errorf("page %d: RemainingItemCount unset on a page with a continue token and no predicate", i)

@@ -12,7 +12,7 @@ import (
 // the first page's revision and the pages together are the state at that
 // revision, even with writes between pages and pages read through
 // different nodes; RemainingItemCount is right without a predicate and
-// unset with one; a predicate still fills every page but the last up to
+// unset with one or with SkipCount; a predicate still fills every page but the last up to
 // Limit; a tampered or undecodable continue token, or one issued for
 // another prefix, is a bad request.
 func RunTestListPagination(t *testing.T, c *Cluster) {
@@ -69,6 +69,10 @@ func RunTestListPagination(t *testing.T, c *Cluster) {
 				checkItems(t, "all pages", items, want)
 			})
 		}
+		t.Run("SkipCount", func(t *testing.T) {
+			items, _ := listAll(ctx, t, prefix, raftstore.ListOptions{Limit: 3, SkipCount: true}, b, a)
+			checkItems(t, "all pages", items, want)
+		})
 	})
 
 	t.Run("Predicate", func(t *testing.T) {

@@ -2,7 +2,6 @@ package garbagecollector
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -36,13 +35,11 @@ type gcMeta struct {
 
 // newGCNode reads the metadata of o, an object of res.
 func newGCNode(res *resource.Resource, o registry.Object) (*gcNode, error) {
-	var v struct {
-		Metadata gcMeta `json:"metadata"`
-	}
-	if err := json.Unmarshal(o.Data, &v); err != nil {
+	var m gcMeta
+	if err := decodeMetadata(o.Data, &m); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", o.Key, err)
 	}
-	return &gcNode{res: res, key: res.Key(v.Metadata.Namespace, v.Metadata.Name), rev: o.Rev, meta: v.Metadata}, nil
+	return &gcNode{res: res, key: res.Key(m.Namespace, m.Name), rev: o.Rev, meta: m}, nil
 }
 
 func (n *gcNode) uid() types.UID { return n.meta.UID }
@@ -106,9 +103,10 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 const gcPage = 1000
 
 // addResource adds every object of res to g, a page at a time; every page
-// is read at the first's revision (a Most Recent read).
+// is read at the first's revision (a Most Recent read). The pages are not
+// counted: a pass reads them all.
 func (gc *Collector) addResource(ctx context.Context, g *gcGraph, res *resource.Resource) error {
-	opts := registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.MostRecent}, Limit: gcPage}
+	opts := registry.StoreListOptions{ReadOptions: registry.ReadOptions{Consistency: registry.MostRecent}, Limit: gcPage, SkipCount: true}
 	for {
 		list, err := gc.store.List(ctx, res.Prefix(""), opts)
 		if err != nil {
@@ -125,7 +123,7 @@ func (gc *Collector) addResource(ctx context.Context, g *gcGraph, res *resource.
 		if list.Continue == "" {
 			return nil
 		}
-		opts = registry.StoreListOptions{Limit: gcPage, Continue: list.Continue}
+		opts = registry.StoreListOptions{Limit: gcPage, Continue: list.Continue, SkipCount: true}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // key order. Every page of one list is served at the first page's
 // revision: a continue token decides the revision by itself. A page holds
 // up to Limit items that match the predicate; RemainingItemCount is set
-// only with a continue token and no predicate.
+// only with a continue token, no predicate and no SkipCount.
 func (s *Storage) List(ctx context.Context, prefix string, opts registry.StoreListOptions) (*registry.ListResult, error) {
 	after := ""
 	if opts.Continue != "" {
@@ -59,7 +59,7 @@ func (s *Storage) pageLocked(prefix, after string, at uint64, opts registry.Stor
 		return out
 	}
 	out.Continue = raftstore.EncodeContinue(out.Revision, last)
-	if opts.Predicate == nil {
+	if opts.Predicate == nil && !opts.SkipCount {
 		remaining := int64(len(objs) - visited)
 		out.RemainingItemCount = &remaining
 	}
