@@ -71,7 +71,7 @@ func runCluster(ctx context.Context, cfg clusterbench.Config, out, tmp string) i
 		return 1
 	}
 	rep := report.Report{Title: "make bench-cluster", About: clusterAbout(cfg, time.Since(start)),
-		Table: res.Table(), Notes: res.Notes(), Sections: res.Sections(), Data: res}
+		Table: res.Table(), Notes: res.Notes(), More: []report.Titled{res.CPUTable()}, Sections: res.Sections(), Data: res}
 	return finish(rep, out, res.Problems())
 }
 

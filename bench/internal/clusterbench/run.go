@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/raftapi/raftapi/bench/internal/etcdnodes"
 	"github.com/raftapi/raftapi/bench/internal/figures"
@@ -66,7 +67,7 @@ func runRaftapi(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return figures.Run(ctx, target.NewRaftapi(leaderLast(c.Clients(nil), leader), c.NewTransport), cfg.Figures)
+	return figures.Run(ctx, target.NewRaftapi(leaderLast(c.Clients(nil), leader), c.NewTransport), withCPU(cfg.Figures, &group))
 }
 
 func runEtcd(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
@@ -87,7 +88,14 @@ func runEtcd(ctx context.Context, cfg Config) ([]figures.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return figures.Run(ctx, target.NewEtcd(leaderLast(c.Clients(), leader)), cfg.Figures)
+	return figures.Run(ctx, target.NewEtcd(leaderLast(c.Clients(), leader)), withCPU(cfg.Figures, &group))
+}
+
+// withCPU has the figures measure the CPU time of the group's processes,
+// the target's servers, and of this process, the load generator.
+func withCPU(f figures.Config, group *procs.Group) figures.Config {
+	f.CPU = func() (servers, loadgen time.Duration) { return group.CPUTime(), procs.SelfCPUTime() }
+	return f
 }
 
 // leaderLast orders the members' clients with the leader's last, so that

@@ -2,6 +2,7 @@ package clusterbench
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/raftapi/raftapi/bench/internal/figures"
 	"github.com/raftapi/raftapi/bench/internal/report"
@@ -73,4 +74,49 @@ func (r Results) Problems() []string {
 		}
 	}
 	return out
+}
+
+// cpuColumns are the CPU table's columns.
+var cpuColumns = []string{"figure", "raftapi servers", "per op", "load generator", "etcd servers", "per op", "load generator", "raftapi/etcd per op"}
+
+// CPUTable sets the CPU time of each read and write figure side by
+// side: how many cores the servers used, their CPU time per operation,
+// and the load generator's per operation. Where both systems keep the
+// two cores busy, the throughput ratio is about the inverse of the
+// ratio of the CPU time per operation, servers and load generator
+// together.
+func (r Results) CPUTable() report.Titled {
+	t := report.Table{Columns: cpuColumns}
+	etcd := map[string]figures.Outcome{}
+	for _, o := range r.Etcd {
+		etcd[o.Figure] = o
+	}
+	for _, o := range r.Raftapi {
+		if o.Summary.ServerCPU == 0 {
+			continue // the watch figure: its CPU time is not measured
+		}
+		row := append([]string{o.Figure}, cpuCells(o)...)
+		e, ok := etcd[o.Figure]
+		if !ok || e.Summary.ServerCPU == 0 {
+			t.Rows = append(t.Rows, append(row, "–", "–", "–", "–"))
+			continue
+		}
+		t.Rows = append(t.Rows, append(append(row, cpuCells(e)...), fmt.Sprintf("%.2f×", perOp(o, o.Summary.ServerCPU)/perOp(e, e.Summary.ServerCPU))))
+	}
+	return report.Titled{Title: "CPU time", Table: t,
+		About: "Cores: CPU time over the figure's length. Per op: CPU time per successful operation. The servers are the target's processes; the load generator is this benchmark."}
+}
+
+func cpuCells(o figures.Outcome) []string {
+	s := o.Summary
+	return []string{fmt.Sprintf("%.2f cores", s.ServerCPU.Seconds()/s.Elapsed.Seconds()),
+		micros(perOp(o, s.ServerCPU)), micros(perOp(o, s.LoadGenCPU))}
+}
+
+// micros formats nanoseconds as whole microseconds.
+func micros(ns float64) string { return fmt.Sprintf("%.0f µs", ns/1e3) }
+
+// perOp is cpu over o's successful operations, in nanoseconds.
+func perOp(o figures.Outcome, cpu time.Duration) float64 {
+	return float64(cpu) / float64(max(o.Summary.Ops, 1))
 }

@@ -36,7 +36,7 @@ func (r *runner) prepareReads(ctx context.Context) error {
 // get runs a get figure at the largest client count.
 func (r *runner) get(ctx context.Context, stale bool) Outcome {
 	n := r.maxClients()
-	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration}, func(ctx context.Context, c, seq int) error {
+	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration, CPU: r.cfg.CPU}, func(ctx context.Context, c, seq int) error {
 		return r.t.Get(ctx, c, readSpace, r.reads[(c*7919+seq)%len(r.reads)], stale)
 	})
 	title := "Most Recent get, "
@@ -50,7 +50,7 @@ func (r *runner) get(ctx context.Context, stale bool) Outcome {
 // return all ListItems keys.
 func (r *runner) list(ctx context.Context) Outcome {
 	n := r.maxClients()
-	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration}, func(ctx context.Context, c, seq int) error {
+	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration, CPU: r.cfg.CPU}, func(ctx context.Context, c, seq int) error {
 		got, err := r.t.List(ctx, c, readSpace)
 		if err == nil && got != r.cfg.ListItems {
 			err = fmt.Errorf("listed %d keys, want %d", got, r.cfg.ListItems)

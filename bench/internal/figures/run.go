@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/raftapi/raftapi/bench/internal/load"
 )
 
 // Config says how big and how long the figures are.
@@ -25,6 +27,9 @@ type Config struct {
 	WatchRate float64
 	// Log receives a line per figure.
 	Log io.Writer
+	// CPU, when set, measures the CPU time of the read and write
+	// figures (see load.Options.CPU).
+	CPU load.CPUClock
 }
 
 // runner is the state of one target's figures.

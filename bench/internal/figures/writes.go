@@ -14,7 +14,7 @@ const writeSpace = "write"
 // create runs the create figure at n clients; every key created joins
 // the pool.
 func (r *runner) create(ctx context.Context, n int) Outcome {
-	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration}, func(ctx context.Context, c, seq int) error {
+	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration, CPU: r.cfg.CPU}, func(ctx context.Context, c, seq int) error {
 		name := fmt.Sprintf("c%d-%d-%d", n, c, seq)
 		if err := r.t.Create(ctx, c, writeSpace, name, variant(r.value, c, seq)); err != nil {
 			return err
@@ -32,7 +32,7 @@ func (r *runner) update(ctx context.Context, n int) (Outcome, error) {
 	if err := r.fill(ctx, n); err != nil {
 		return Outcome{}, err
 	}
-	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration}, func(ctx context.Context, c, seq int) error {
+	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration, CPU: r.cfg.CPU}, func(ctx context.Context, c, seq int) error {
 		return r.t.Update(ctx, c, writeSpace, r.pool.peek(c), variant(r.value, c, seq))
 	})
 	return outcome("update, "+clientsTitle(n), r.t.Name(), res), nil
@@ -47,7 +47,7 @@ func (r *runner) deleteKeys(ctx context.Context, n int) (Outcome, error) {
 	if err := r.fill(ctx, want); err != nil {
 		return Outcome{}, err
 	}
-	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration}, func(ctx context.Context, c, seq int) error {
+	res := load.Run(ctx, load.Options{Clients: n, Duration: r.cfg.Duration, CPU: r.cfg.CPU}, func(ctx context.Context, c, seq int) error {
 		name, ok := r.pool.take()
 		if !ok {
 			return load.ErrDone

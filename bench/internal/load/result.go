@@ -26,6 +26,9 @@ type Result struct {
 	Ended bool
 	// FirstErr is the first failure's message.
 	FirstErr string
+	// ServerCPU and LoadGenCPU are the CPU time the servers and the load
+	// generator used during the run (zero without Options.CPU).
+	ServerCPU, LoadGenCPU time.Duration
 }
 
 // Summary is a run in a few numbers.
@@ -39,12 +42,15 @@ type Summary struct {
 	Max       time.Duration `json:"max_ns"`
 	Ended     bool          `json:"ended_early,omitempty"`
 	FirstErr  string        `json:"first_error,omitempty"`
+	// ServerCPU and LoadGenCPU are the CPU time used during the run.
+	ServerCPU  time.Duration `json:"server_cpu_ns,omitempty"`
+	LoadGenCPU time.Duration `json:"loadgen_cpu_ns,omitempty"`
 }
 
 // Summary counts the successful operations per second of the run and
 // their latency percentiles; failures are counted apart.
 func (r *Result) Summary() Summary {
-	s := Summary{Elapsed: r.Elapsed, Ended: r.Ended, FirstErr: r.FirstErr}
+	s := Summary{Elapsed: r.Elapsed, Ended: r.Ended, FirstErr: r.FirstErr, ServerCPU: r.ServerCPU, LoadGenCPU: r.LoadGenCPU}
 	lat := make([]time.Duration, 0, len(r.Samples))
 	for _, x := range r.Samples {
 		if x.Err {

@@ -28,13 +28,24 @@ type Options struct {
 	Rate float64
 	// OpTimeout bounds one operation (default 30s).
 	OpTimeout time.Duration
+	// CPU, when set, is read as the run starts and ends: the CPU time
+	// the system under load and the load generator have used so far.
+	CPU CPUClock
 }
+
+// CPUClock returns the CPU time used so far by the servers a run loads
+// and by the load generator.
+type CPUClock func() (servers, loadgen time.Duration)
 
 // Run runs op as opts say and returns every operation's sample. It
 // returns early, with what it has, when ctx ends.
 func Run(ctx context.Context, opts Options, op Op) *Result {
 	if opts.OpTimeout == 0 {
 		opts.OpTimeout = 30 * time.Second
+	}
+	var servers0, loadgen0 time.Duration
+	if opts.CPU != nil {
+		servers0, loadgen0 = opts.CPU()
 	}
 	r := &runner{opts: opts, op: op, start: time.Now()}
 	r.end = r.start.Add(opts.Duration)
@@ -45,6 +56,10 @@ func Run(ctx context.Context, opts Options, op Op) *Result {
 	}
 	wg.Wait()
 	res := &Result{Elapsed: time.Since(r.start), Ended: r.ended.Load()}
+	if opts.CPU != nil {
+		servers, loadgen := opts.CPU()
+		res.ServerCPU, res.LoadGenCPU = servers-servers0, loadgen-loadgen0
+	}
 	for _, s := range per {
 		res.Samples = append(res.Samples, s...)
 	}

@@ -25,7 +25,11 @@ th { background: #f2f2f2; }
 {{range .Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $.Table.Left $i}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</table>
 {{if .Notes}}<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{range .Sections}}<h2>{{.Title}}</h2>
+{{range $t := .More}}<h2>{{$t.Title}}</h2>{{if $t.About}}<p class="about">{{$t.About}}</p>{{end}}
+<table><tr>{{range $t.Table.Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range $t.Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $t.Table.Left $i}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{range .Sections}}<h2>{{.Title}}</h2>
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
 {{end}}</body></html>
 `))

@@ -17,10 +17,19 @@ type Report struct {
 	Table Table    `json:"table"`
 	// Notes follow the table: errors, what a figure ran out of.
 	Notes []string `json:"notes,omitempty"`
+	// More are further tables, after the notes.
+	More []Titled `json:"more,omitempty"`
 	// Sections hold the charts, in order.
 	Sections []Section `json:"-"`
 	// Data is the measurements in full, for report.json.
 	Data any `json:"data"`
+}
+
+// Titled is a table with a title and a line saying how to read it.
+type Titled struct {
+	Title string `json:"title"`
+	About string `json:"about,omitempty"`
+	Table Table  `json:"table"`
 }
 
 // Section is a titled group of charts.
@@ -42,6 +51,13 @@ func (r Report) Markdown() string {
 		for _, n := range r.Notes {
 			s += "- " + n + "\n"
 		}
+	}
+	for _, t := range r.More {
+		s += "\n### " + t.Title + "\n\n"
+		if t.About != "" {
+			s += t.About + "\n\n"
+		}
+		s += t.Table.Markdown()
 	}
 	return s
 }
