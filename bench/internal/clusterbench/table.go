@@ -2,6 +2,7 @@ package clusterbench
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/raftapi/raftapi/bench/internal/figures"
@@ -16,21 +17,34 @@ var columns = []string{"figure", "raftapi ops/s", "p50", "p99", "etcd ops/s", "p
 // throughput is the paced writes' events, it is the ratio of the p99
 // delivery latencies instead, marked so.
 func (r Results) Table() report.Table {
-	t := report.Table{Columns: columns}
+	all := func(figures.Outcome) bool { return true }
+	return report.Table{Columns: columns, Rows: r.sideBySide(all, cells, ratio)}
+}
+
+// sideBySide makes a row per raftapi outcome that keep accepts: the
+// figure, its cells, and etcd's cells of the same figure and the ratio,
+// or dashes where etcd has no such outcome.
+func (r Results) sideBySide(keep func(figures.Outcome) bool, cells func(figures.Outcome) []string, ratio func(r, e figures.Outcome) string) [][]string {
 	etcd := map[string]figures.Outcome{}
 	for _, o := range r.Etcd {
-		etcd[o.Figure] = o
+		if keep(o) {
+			etcd[o.Figure] = o
+		}
 	}
+	var rows [][]string
 	for _, o := range r.Raftapi {
+		if !keep(o) {
+			continue
+		}
 		row := append([]string{o.Figure}, cells(o)...)
 		e, ok := etcd[o.Figure]
 		if !ok {
-			t.Rows = append(t.Rows, append(row, "–", "–", "–", "–"))
+			rows = append(rows, append(row, slices.Repeat([]string{"–"}, len(row))...))
 			continue
 		}
-		t.Rows = append(t.Rows, append(append(row, cells(e)...), ratio(o, e)))
+		rows = append(rows, append(append(row, cells(e)...), ratio(o, e)))
 	}
-	return t
+	return rows
 }
 
 func cells(o figures.Outcome) []string {
@@ -86,24 +100,11 @@ var cpuColumns = []string{"figure", "raftapi servers", "per op", "load generator
 // ratio of the CPU time per operation, servers and load generator
 // together.
 func (r Results) CPUTable() report.Titled {
-	t := report.Table{Columns: cpuColumns}
-	etcd := map[string]figures.Outcome{}
-	for _, o := range r.Etcd {
-		etcd[o.Figure] = o
-	}
-	for _, o := range r.Raftapi {
-		if o.Summary.ServerCPU == 0 {
-			continue // the watch figure: its CPU time is not measured
-		}
-		row := append([]string{o.Figure}, cpuCells(o)...)
-		e, ok := etcd[o.Figure]
-		if !ok || e.Summary.ServerCPU == 0 {
-			t.Rows = append(t.Rows, append(row, "–", "–", "–", "–"))
-			continue
-		}
-		t.Rows = append(t.Rows, append(append(row, cpuCells(e)...), fmt.Sprintf("%.2f×", perOp(o, o.Summary.ServerCPU)/perOp(e, e.Summary.ServerCPU))))
-	}
-	return report.Titled{Title: "CPU time", Table: t,
+	measured := func(o figures.Outcome) bool { return o.Summary.ServerCPU > 0 } // not the watch figure
+	rows := r.sideBySide(measured, cpuCells, func(o, e figures.Outcome) string {
+		return fmt.Sprintf("%.2f×", perOp(o, o.Summary.ServerCPU)/perOp(e, e.Summary.ServerCPU))
+	})
+	return report.Titled{Title: "CPU time", Table: report.Table{Columns: cpuColumns, Rows: rows},
 		About: "Cores: CPU time over the figure's length. Per op: CPU time per successful operation. The servers are the target's processes; the load generator is this benchmark."}
 }
 
