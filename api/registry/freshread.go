@@ -20,10 +20,10 @@ import (
 // state read, as kube-apiserver answers one from its watch cache. Every
 // other outcome was decided from what was read (a 404, a failed
 // precondition, a patch that does not apply, a validation error, nothing
-// to write) and is decided again from a Most Recent read. Errors of the write itself other than a
-// conflict (unavailable, unknown outcome) are returned as they are: the
-// write may have happened, so repeating it could report the attempt's
-// own effect as someone else's.
+// to write) and is decided again from a Most Recent read. Errors of the
+// write itself other than a conflict (unavailable, unknown outcome) are
+// returned as they are: the write may have happened, so repeating it
+// could report the attempt's own effect as someone else's.
 
 // freshRead is the first read of a read-modify-write.
 var freshRead = ReadOptions{Consistency: Any}
