@@ -21,18 +21,16 @@ th { background: #f2f2f2; }
 </style></head><body>
 <h1>{{.Title}}</h1>
 <p class="about">{{range .About}}{{.}}<br>{{end}}</p>
-<table><tr>{{range .Table.Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $.Table.Left $i}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>
+{{template "table" .Table}}
 {{if .Notes}}<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{range $t := .More}}<h2>{{$t.Title}}</h2>{{if $t.About}}<p class="about">{{$t.About}}</p>{{end}}
-<table><tr>{{range $t.Table.Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range $t.Table.Rows}}<tr>{{range $i, $c := .}}<td{{if $t.Table.Left $i}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>
+{{range .More}}<h2>{{.Title}}</h2>{{if .About}}<p class="about">{{.About}}</p>{{end}}
+{{template "table" .Table}}
 {{end}}{{range .Sections}}<h2>{{.Title}}</h2>
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
 {{end}}</body></html>
-`))
+{{define "table"}}{{$t := .}}<table><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if $t.Left $i}} class="l"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>{{end}}`))
 
 func (r Report) html() ([]byte, error) {
 	var b bytes.Buffer
