@@ -13,14 +13,29 @@ import (
 // every Linux architecture's ABI.
 const userHZ = 100
 
-// CPUTime returns the CPU time, user and system, that the running
-// process has used so far, all its threads together.
+// CPUTime returns the CPU time, user and system, that the process has
+// used so far, all its threads together; once it has exited, all it used.
 func (p *Process) CPUTime() (time.Duration, error) {
+	if !p.Running() {
+		return p.exitedCPUTime(), nil
+	}
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
 	if err != nil {
-		return 0, fmt.Errorf("procs: cpu time: %w", err)
+		// It may have exited just now: then its exit status tells.
+		select {
+		case <-p.exited:
+			return p.exitedCPUTime(), nil
+		case <-time.After(time.Second):
+			return 0, fmt.Errorf("procs: cpu time: %w", err)
+		}
 	}
 	return cpuTimeOf(string(data))
+}
+
+// exitedCPUTime is the CPU time of a process that has exited.
+func (p *Process) exitedCPUTime() time.Duration {
+	ps := p.cmd.ProcessState
+	return ps.UserTime() + ps.SystemTime()
 }
 
 // cpuTimeOf reads utime and stime, the 14th and 15th fields, from a
@@ -46,15 +61,15 @@ func cpuTimeOf(stat string) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
-// CPUTime returns the CPU time the group's running processes have used
-// so far; processes that have exited count for nothing.
+// CPUTime returns the CPU time the group's processes have used so far,
+// those that have exited included, so that it never goes back.
 func (g *Group) CPUTime() time.Duration {
 	g.mu.Lock()
 	procs := append([]*Process(nil), g.procs...)
 	g.mu.Unlock()
 	var total time.Duration
 	for _, p := range procs {
-		if d, err := p.CPUTime(); err == nil && p.Running() {
+		if d, err := p.CPUTime(); err == nil {
 			total += d
 		}
 	}

@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -33,5 +34,31 @@ func TestSelfCPUTimeAdvances(t *testing.T) {
 		for i := 0; i < 1e6; i++ {
 			_ = i * i
 		}
+	}
+}
+
+// TestGroupCPUTimeKeepsExited checks that a group's CPU time does not go
+// back when a process exits: it then counts what the process used.
+func TestGroupCPUTimeKeepsExited(t *testing.T) {
+	var g Group
+	defer g.StopAll()
+	p, err := g.Start("spin", filepath.Join(t.TempDir(), "log"), []string{"sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last time.Duration
+	deadline := time.Now().Add(60 * time.Second)
+	for p.Running() {
+		if time.Now().After(deadline) {
+			t.Fatal("the spinning shell did not exit within 60s")
+		}
+		if d := g.CPUTime(); d > last {
+			last = d
+		}
+		time.Sleep(10 * time.Millisecond) // sampling, not synchronisation
+	}
+	got := g.CPUTime()
+	if got <= 0 || got < last {
+		t.Errorf("after exit the group's CPU time is %v; it was %v while running", got, last)
 	}
 }
