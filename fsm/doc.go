@@ -13,12 +13,16 @@
 //     revisions inside the history window
 //   - "meta":    the last applied index and the compaction boundary
 //
-// All four are written in the bbolt transaction of the batch that changed
-// them, so a restart resumes from the stored applied index instead of
-// replaying the log, and entries at or below it are skipped (replay guard).
-// The transaction is committed without fsync: the raft log is the durable
-// record, and a state file that may have been torn by a machine restart is
-// discarded and rebuilt from the snapshot and the log (durability.go).
+// All four are written in one bbolt transaction with the applied index,
+// so a restart resumes from the stored applied index instead of replaying
+// the log, and entries at or below it are skipped (replay guard). The
+// transaction may carry several of raft's batches: with a commit delay it
+// stays open until a reader needs what it holds, the delay passes or it is
+// full (pending.go), and only then do its entries become visible to views
+// and the listener. It is committed without fsync: the raft log is the
+// durable record, and a state file that may have been torn by a machine
+// restart is discarded and rebuilt from the snapshot and the log
+// (durability.go).
 //
 // Stamping the resourceVersion rewrites only that value in the object's
 // bytes (StampResourceVersion): the object is not decoded on the apply

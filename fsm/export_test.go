@@ -14,3 +14,6 @@ func ForceCountStrategy(way string) (restore func()) {
 	prev := countStrategy.Swap(next)
 	return func() { countStrategy.Store(prev) }
 }
+
+// MaxPending is how many command entries one delayed commit holds at most.
+const MaxPending = maxPending

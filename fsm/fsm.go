@@ -13,11 +13,13 @@ import (
 
 // Listener receives the committed-event feed of an FSM.
 //
-// Committed is called from the raft FSM goroutine after each batch has been
-// durably committed to bbolt, in log order and never concurrently with
-// itself or with Restored. applied is the index of the last entry of the
-// batch (including entries that changed nothing); events are the changes in
-// revision order and may be empty. It must not block: apply waits for it.
+// Committed is called after each bbolt commit of applied batches, in log
+// order and never concurrently with itself or with Restored; it runs on
+// raft's FSM goroutine, on the commit timer's or on a reader's calling
+// Need, with the FSM's write lock held. applied is the index of the last
+// entry committed (including entries that changed nothing); events are the
+// changes in revision order and may be empty. It must not block: applying
+// and reading wait for it.
 //
 // Restored is called after Restore replaced the whole state; applied is the
 // restored state's applied index. Every event stream derived from the
@@ -46,7 +48,8 @@ func (r *Result) Error() error {
 
 // FSM is the bbolt-backed state machine. It implements raft.BatchingFSM:
 // ApplyBatch, Snapshot and Restore are called by raft as that interface
-// documents; View and Applied may be called concurrently with all of them.
+// documents; View, Applied and Need may be called concurrently with all of
+// them.
 type FSM struct {
 	path     string
 	listener Listener
@@ -54,7 +57,16 @@ type FSM struct {
 	mu sync.RWMutex // write-held only while Restore swaps db
 	db *bolt.DB
 
-	applied   atomic.Uint64
+	// wmu guards the write side: the open write transaction and every
+	// commit, whether ApplyBatch, the commit timer or Need makes it.
+	wmu         sync.Mutex
+	pend        *pending // the open write transaction, nil when none is
+	gen         uint64   // generation of the last transaction begun
+	commitDelay time.Duration
+	lastCommit  time.Time     // of the last commit, for commitDelay
+	want        atomic.Uint64 // highest index a reader waits for (Need)
+
+	applied   atomic.Uint64 // of the last committed transaction
 	compacted atomic.Uint64
 
 	sync      bool // fsync every batch (see durability.go)
@@ -65,8 +77,11 @@ var _ raft.BatchingFSM = (*FSM)(nil)
 
 // Open opens (creating if needed) the state file at path. listener may be
 // nil.
-func Open(path string, listener Listener) (*FSM, error) {
+func Open(path string, listener Listener, opts ...Option) (*FSM, error) {
 	f := &FSM{path: path, listener: listener}
+	for _, o := range opts {
+		o(f)
+	}
 	if f.listener == nil {
 		f.listener = nopListener{}
 	}
@@ -114,14 +129,19 @@ func (f *FSM) open() error {
 	return nil
 }
 
-// Close makes the state file durable and closes it.
+// Close commits what is pending, makes the state file durable and closes
+// it.
 func (f *FSM) Close() error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.commitPending()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.closeDurability()
 }
 
-// Applied returns the index of the last log entry applied.
+// Applied returns the index of the last log entry applied and committed:
+// the state View reads.
 func (f *FSM) Applied() uint64 { return f.applied.Load() }
 
 // Size returns the size in bytes of the state file as seen by a read
@@ -144,52 +164,6 @@ func (f *FSM) Compacted() uint64 { return f.compacted.Load() }
 // Apply applies a single entry; see ApplyBatch.
 func (f *FSM) Apply(l *raft.Log) interface{} {
 	return f.ApplyBatch([]*raft.Log{l})[0]
-}
-
-// ApplyBatch applies committed entries in one bbolt transaction. Entries at
-// or below the stored applied index are skipped (they were applied before a
-// restart). For each LogCommand entry the result is a *Result; entries of
-// unknown command type are skipped with a CodeInvalid result, so a node can
-// run next to newer ones during a rolling upgrade. An entry that cannot be
-// decoded or a bbolt failure is a broken invariant and panics.
-func (f *FSM) ApplyBatch(logs []*raft.Log) []interface{} {
-	results := make([]interface{}, len(logs))
-	var events []Event
-	var applied, compacted uint64
-	err := f.update(func(tx *bolt.Tx) error {
-		t := newTxn(tx)
-		applied, compacted = t.applied(), t.compacted()
-		for i, l := range logs {
-			if l.Index <= applied {
-				continue
-			}
-			applied = l.Index
-			if l.Type != raft.LogCommand {
-				continue
-			}
-			res, ev := t.applyEntry(l)
-			results[i] = res
-			if ev != nil {
-				events = append(events, *ev)
-			}
-		}
-		compacted = t.compacted()
-		return t.setApplied(applied)
-	})
-	if err != nil {
-		panic(fmt.Sprintf("fsm: commit batch ending at index %d: %v", applied, err))
-	}
-	f.applied.Store(applied)
-	f.compacted.Store(compacted)
-	f.listener.Committed(applied, events)
-	return results
-}
-
-// update runs fn in a write transaction on the current state file.
-func (f *FSM) update(fn func(tx *bolt.Tx) error) error {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	return f.db.Update(fn)
 }
 
 func (t *txn) applyEntry(l *raft.Log) (*Result, *Event) {

@@ -14,8 +14,10 @@ import (
 
 // Snapshot returns a consistent point-in-time copy of the state: a bbolt
 // read transaction, opened here (fast) and streamed by Persist while
-// ApplyBatch goes on.
+// ApplyBatch goes on. It commits the pending batches first: raft records
+// the snapshot as covering every entry it has handed to ApplyBatch.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	f.flush()
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	tx, err := f.db.Begin(false)
@@ -53,6 +55,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 		os.Remove(tmp)
 		return fmt.Errorf("fsm: restore: %w", err)
 	}
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.commitPending()
 	f.mu.Lock()
 	err := f.swap(tmp)
 	f.mu.Unlock()
