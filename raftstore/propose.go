@@ -70,6 +70,9 @@ func (s *Store) propose(ctx context.Context, data []byte) (*fsm.Result, error) {
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		res, err := s.proposeOnce(ctx, data)
+		if err == nil && res != nil {
+			raiseTo(&s.acked, res.Rev)
+		}
 		if err == nil || !errors.Is(err, errNotLeader) {
 			return res, err
 		}

@@ -12,7 +12,7 @@ import (
 // A NotOlderThan read of a revision a follower has not applied yet is
 // answered by the leader when it can (see getFromLeader).
 func (s *Store) Get(ctx context.Context, key string, opts ReadOptions) (Object, error) {
-	if opts.Consistency == NotOlderThan && s.fsm.Applied() < opts.Revision && !s.closed.Load() {
+	if opts.Consistency == NotOlderThan && s.fsm.Need(opts.Revision) < opts.Revision && !s.closed.Load() {
 		if obj, ok, err := s.getFromLeader(ctx, key, opts.Revision); ok {
 			return obj, err
 		}
@@ -22,6 +22,7 @@ func (s *Store) Get(ctx context.Context, key string, opts ReadOptions) (Object, 
 
 // getLocal is Get served from this node's state.
 func (s *Store) getLocal(ctx context.Context, key string, opts ReadOptions) (Object, error) {
+	s.ownKeys(key)
 	rev, err := s.prepareRead(ctx, opts)
 	if err != nil {
 		return Object{}, err
@@ -105,6 +106,7 @@ func (s *Store) List(ctx context.Context, prefix string, opts ListOptions) (*Lis
 		opts.ReadOptions = ReadOptions{Consistency: Exact, Revision: tok.Rev}
 		after = tok.Start
 	}
+	s.ownKeys(prefix)
 	rev, err := s.prepareRead(ctx, opts.ReadOptions)
 	if err != nil {
 		return nil, err
@@ -168,6 +170,7 @@ func listPage(v *fsm.View, prefix, after string, rev uint64, opts ListOptions) (
 // Count returns the number of objects whose keys start with prefix in the
 // node's current state (a local read, like Any).
 func (s *Store) Count(prefix string) (int64, error) {
+	s.ownKeys(prefix)
 	var n int64
 	err := s.fsm.View(func(v *fsm.View) error {
 		var err error

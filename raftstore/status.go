@@ -39,7 +39,7 @@ func (s *Store) Status() Status {
 		LeaderID:      string(id),
 		LeaderAddr:    string(addr),
 		CommitIndex:   s.raft.CommitIndex(),
-		AppliedIndex:  s.fsm.Applied(),
+		AppliedIndex:  s.ownState(),
 		Compacted:     s.fsm.Compacted(),
 		LastContact:   s.raft.LastContact(),
 		LeaderChanges: s.leaderChanges.Load(),
@@ -62,8 +62,8 @@ func (s *Store) Name() string { return s.cfg.Name }
 func (s *Store) IsLeader() bool { return s.raft.State() == raft.Leader }
 
 // Revision returns the node's applied index: the resourceVersion of its
-// current state.
-func (s *Store) Revision() uint64 { return s.fsm.Applied() }
+// current state, which shows every write this node has answered.
+func (s *Store) Revision() uint64 { return s.ownState() }
 
 // Raft exposes the raft node to the cluster layer (membership changes).
 func (s *Store) Raft() *raft.Raft { return s.raft }

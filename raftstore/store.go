@@ -42,12 +42,15 @@ type Store struct {
 	hasState      atomic.Bool
 	committedTerm atomic.Uint64
 	leaderChanges atomic.Uint64
-	observer      atomic.Pointer[observerBox] // see SetObserver
-	closed        atomic.Bool
-	stopCh        chan struct{}
-	wg            sync.WaitGroup
-	closeOnce     sync.Once
-	closeErr      error
+	// acked is the highest index of a write this node has answered: its
+	// own state shows it to every later read (see ownState).
+	acked     atomic.Uint64
+	observer  atomic.Pointer[observerBox] // see SetObserver
+	closed    atomic.Bool
+	stopCh    chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open starts a node: it opens or creates the data directory, starts the
@@ -105,7 +108,7 @@ func (s *Store) peerListener() (net.Listener, error) {
 
 // openState opens the FSM, the raft log and the snapshot store.
 func (s *Store) openState() error {
-	f, err := fsm.Open(filepath.Join(s.cfg.DataDir, stateFile), (*fsmListener)(s))
+	f, err := fsm.Open(filepath.Join(s.cfg.DataDir, stateFile), (*fsmListener)(s), fsm.WithCommitDelay(stateCommitDelay))
 	if err != nil {
 		return err
 	}
@@ -122,6 +125,14 @@ func (s *Store) openState() error {
 	s.logs, err = raft.NewLogCache(512, s.logStore)
 	return err
 }
+
+// stateCommitDelay is the shortest time between two commits of the state
+// file: batches applied meanwhile share one commit (see fsm/pending.go).
+// Writers do not wait for it: a proposer's result comes from the apply.
+// Reads that must see an entry commit at once (fsm.Need); under load a
+// watch or an Any read may trail the log by up to this much more than
+// before.
+const stateCommitDelay = 5 * time.Millisecond
 
 // fsmListener is the Store's face towards the FSM's committed-event feed.
 type fsmListener Store

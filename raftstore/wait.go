@@ -3,6 +3,7 @@ package raftstore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -41,6 +42,7 @@ const noopPoll = 2 * time.Millisecond
 func (s *Store) waitForIndex(ctx context.Context, index uint64) error {
 	for {
 		ch := s.notifier.wait()
+		s.fsm.Need(index)
 		if s.fsmReached(index) {
 			return nil
 		}
@@ -86,7 +88,7 @@ func (s *Store) lastFSMEntryAtOrBelow(index uint64) uint64 {
 // waitForRevision waits, at most WaitTimeout, for the node to have applied
 // rev; it fails with ErrCodeTooLargeResourceVersion after that.
 func (s *Store) waitForRevision(ctx context.Context, rev uint64) error {
-	if s.fsm.Applied() >= rev {
+	if s.fsm.Need(rev) >= rev {
 		return nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, s.cfg.WaitTimeout)
@@ -99,4 +101,29 @@ func (s *Store) waitForRevision(ctx context.Context, rev uint64) error {
 			Msg: "Too large resource version"}
 	}
 	return nil
+}
+
+// ownState makes this node's state show every write it has answered, as
+// far as it has applied them, and returns its applied index. The FSM may
+// hold applied entries uncommitted for a moment (fsm.WithCommitDelay);
+// a client that got an answer from this node and then reads from it, even
+// at Any, must see its write as it did before that delay existed. On a
+// follower the answered write may not be applied yet: the read then sees
+// what it saw before, and the FSM commits the entry as soon as it comes.
+func (s *Store) ownState() uint64 { return s.fsm.Need(s.acked.Load()) }
+
+// ownKeys is ownState for a read of the keys starting with prefix: it
+// commits only when an uncommitted change is on such a key
+// (fsm.FSM.NeedPrefix), so that reads of other keys, such as an
+// admission's read of a namespace, leave the FSM's batching alone.
+func (s *Store) ownKeys(prefix string) { s.fsm.NeedPrefix(prefix, s.acked.Load()) }
+
+// raiseTo raises v to at least n.
+func raiseTo(v *atomic.Uint64, n uint64) {
+	for {
+		cur := v.Load()
+		if cur >= n || v.CompareAndSwap(cur, n) {
+			return
+		}
+	}
 }

@@ -49,6 +49,7 @@ func (s *Store) Watch(ctx context.Context, key string, opts WatchOptions) (*Watc
 		out:       make(chan WatchEvent),
 		stop:      make(chan struct{}),
 	}
+	s.ownState()
 	start := s.hub.add(w)
 	from := opts.Revision
 	replay := from != 0

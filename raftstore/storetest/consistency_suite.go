@@ -48,6 +48,44 @@ func RunTestConsistentRead(t *testing.T, c *Cluster) {
 		}
 	})
 
+	t.Run("AnyReadOnLeaderSeesItsWrites", func(t *testing.T) {
+		// The leader applies a write before it answers; its own state
+		// shows it to every later read at once, even an Any read and
+		// even while the FSM batches its commits (fsm.WithCommitDelay).
+		prefix := newPrefix(t)
+		leader := c.Leader()
+		key := prefix + "k"
+		any := raftstore.ReadOptions{Consistency: raftstore.Any}
+		o := mustCreate(ctx, t, leader, key, object(key, "u", "0"))
+		for i := range 60 {
+			switch {
+			case i == 59:
+				o = mustDelete(ctx, t, leader, key)
+			case i > 0:
+				o = mustUpdate(ctx, t, leader, key, object(key, "u", fmt.Sprint(i)), raftstore.Preconditions{})
+			}
+			if rev := leader.Revision(); rev < o.Rev {
+				t.Fatalf("write %d answered at %d; Revision then %d", i, o.Rev, rev)
+			}
+			l := mustList(ctx, t, leader, prefix, raftstore.ListOptions{ReadOptions: any})
+			if i == 59 {
+				if _, err := leader.Get(ctx, key, any); !raftstore.IsNotFound(err) {
+					t.Fatalf("Any get after the delete answered: %v", err)
+				}
+				if len(l.Items) != 0 {
+					t.Fatalf("Any list after the delete holds %d items", len(l.Items))
+				}
+				continue
+			}
+			if g := mustGet(ctx, t, leader, key, any); g.Rev != o.Rev {
+				t.Fatalf("write %d answered at %d; Any get then returned %d", i, o.Rev, g.Rev)
+			}
+			if !containsRev(l.Items, key, o.Rev) {
+				t.Fatalf("write %d answered at %d; Any list at %d lacks it", i, o.Rev, l.Revision)
+			}
+		}
+	})
+
 	t.Run("NotOlderThan", func(t *testing.T) {
 		prefix := newPrefix(t)
 		for _, p := range nodePairs(t, c) {
