@@ -61,10 +61,14 @@ type FSM struct {
 	// commit, whether ApplyBatch, the commit timer or Need makes it.
 	wmu         sync.Mutex
 	pend        *pending // the open write transaction, nil when none is
-	gen         uint64   // generation of the last transaction begun
 	commitDelay time.Duration
-	lastCommit  time.Time     // of the last commit, for commitDelay
-	want        atomic.Uint64 // highest index a reader waits for (Need)
+	lastCommit  time.Time // of the last commit, for commitDelay
+	want        uint64    // highest index a reader waits for (Need)
+	// pendingEvents is what the open transaction changed, as of the end
+	// of the last ApplyBatch, nil once committed: the lock-free check of
+	// NeedPrefix. Its elements are never written after publication
+	// (ApplyBatch only appends).
+	pendingEvents atomic.Pointer[[]Event]
 
 	applied   atomic.Uint64 // of the last committed transaction
 	compacted atomic.Uint64

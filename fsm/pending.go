@@ -49,7 +49,6 @@ type pending struct {
 	events   []Event // its changes, in revision order
 	commands int     // command entries applied in it
 	timerSet bool    // a commit timer runs for it
-	gen      uint64  // tells the timer whether its transaction is still open
 }
 
 // Option configures an FSM at Open.
@@ -92,12 +91,15 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []interface{} {
 	}
 	since := time.Since(f.lastCommit)
 	switch {
-	case since >= f.commitDelay || p.commands >= maxPending || f.want.Load() > f.applied.Load():
+	case since >= f.commitDelay || p.commands >= maxPending || f.want > f.applied.Load():
 		f.commitPending()
 	case !p.timerSet:
 		p.timerSet = true
-		gen := p.gen
-		time.AfterFunc(f.commitDelay-since, func() { f.commitIfOpen(gen) })
+		time.AfterFunc(f.commitDelay-since, func() { f.commitIfOpen(p) })
+		fallthrough
+	default:
+		events := p.events
+		f.pendingEvents.Store(&events)
 	}
 	return results
 }
@@ -112,9 +114,8 @@ func (f *FSM) openPending() *pending {
 	if err != nil {
 		panic(fmt.Sprintf("fsm: begin a write transaction: %v", err))
 	}
-	f.gen++
 	t := newTxn(tx)
-	f.pend = &pending{tx: tx, t: t, applied: t.applied(), gen: f.gen}
+	f.pend = &pending{tx: tx, t: t, applied: t.applied()}
 	return f.pend
 }
 
@@ -137,20 +138,21 @@ func (f *FSM) commitPending() {
 	f.lastCommit = time.Now()
 	f.applied.Store(p.applied)
 	f.compacted.Store(compacted)
+	f.pendingEvents.Store(nil)
 	f.listener.Committed(p.applied, p.events)
 }
 
-// commitIfOpen is the commit timer: it commits the transaction of
-// generation gen if that is still open.
-func (f *FSM) commitIfOpen(gen uint64) {
+// commitIfOpen is the commit timer: it commits p if it is still the open
+// transaction.
+func (f *FSM) commitIfOpen(p *pending) {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
-	if f.pend != nil && f.pend.gen == gen {
+	if f.pend == p {
 		f.commitPending()
 	}
 }
 
-// flush commits whatever is pending, for Snapshot and Close.
+// flush commits whatever is pending, for Snapshot.
 func (f *FSM) flush() {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
@@ -166,13 +168,10 @@ func (f *FSM) Need(index uint64) uint64 {
 	if applied := f.applied.Load(); applied >= index {
 		return applied
 	}
-	for {
-		w := f.want.Load()
-		if w >= index || f.want.CompareAndSwap(w, index) {
-			break
-		}
-	}
-	f.flush()
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.want = max(f.want, index)
+	f.commitPending()
 	return f.applied.Load()
 }
 
@@ -180,23 +179,30 @@ func (f *FSM) Need(index uint64) uint64 {
 // with prefix: when Applied is below index it commits the pending batches
 // if one of them changed such a key, and returns Applied. Pending batches
 // that changed none leave those keys as the committed state shows them,
-// so the read sees the same objects without forcing a commit.
+// so the read sees the same objects without forcing a commit. Only a read
+// that finds such a change takes the write lock: the others check the
+// pending events ApplyBatch published (pendingEvents), so reads do not
+// queue behind applies and commits.
 func (f *FSM) NeedPrefix(prefix string, index uint64) uint64 {
 	if applied := f.applied.Load(); applied >= index {
 		return applied
 	}
+	if events := f.pendingEvents.Load(); events == nil || !changedUnder(*events, prefix) {
+		return f.applied.Load()
+	}
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
-	if p := f.pend; p != nil && p.changed(prefix) {
+	if p := f.pend; p != nil && changedUnder(p.events, prefix) {
 		f.commitPending()
 	}
 	return f.applied.Load()
 }
 
-// changed reports whether an event of p is on a key starting with prefix.
-func (p *pending) changed(prefix string) bool {
-	for i := range p.events {
-		if strings.HasPrefix(p.events[i].Key, prefix) {
+// changedUnder reports whether one of events is on a key starting with
+// prefix.
+func changedUnder(events []Event, prefix string) bool {
+	for i := range events {
+		if strings.HasPrefix(events[i].Key, prefix) {
 			return true
 		}
 	}
