@@ -46,6 +46,7 @@ func (s *Store) getFromLeader(ctx context.Context, key string, rev uint64) (obj 
 	if addr == "" {
 		return Object{}, false, nil
 	}
+	s.leaderGets.Add(1)
 	body, err := json.Marshal(getRequest{Key: key, Rev: rev})
 	if err != nil {
 		return Object{}, false, nil

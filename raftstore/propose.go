@@ -41,12 +41,29 @@ func (s *Store) Compact(ctx context.Context, rev uint64) error {
 func (s *Store) write(ctx context.Context, cmd *fsm.Command) (Object, error) {
 	res, err := s.proposeObserved(ctx, cmd)
 	if err != nil {
+		s.own.forget(cmd.Key)
 		return Object{}, err
 	}
 	if res.Err != nil {
 		return Object{}, fromRejection(res.Err)
 	}
-	return Object{Key: cmd.Key, Rev: res.Rev, Data: res.Object}, nil
+	obj := Object{Key: cmd.Key, Rev: res.Rev, Data: res.Object}
+	s.rememberOwn(cmd.Type, obj)
+	return obj, nil
+}
+
+// rememberOwn keeps a write this node answered for its later NotOlderThan
+// reads (see ownWrites). A leader applied the write before answering, so
+// its own state serves them and it keeps nothing.
+func (s *Store) rememberOwn(t fsm.CommandType, obj Object) {
+	if s.raft.State() == raft.Leader {
+		return
+	}
+	if t == fsm.CmdDelete {
+		s.own.deleted(obj.Key, obj.Rev, s.fsm.Applied())
+		return
+	}
+	s.own.wrote(obj, s.fsm.Applied())
 }
 
 func fromRejection(e *fsm.Error) error {

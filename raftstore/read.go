@@ -10,9 +10,14 @@ import (
 // Get returns key's object at the requested consistency. A missing key is
 // ErrCodeNotFound, with Rev set to the revision the read was served at.
 // A NotOlderThan read of a revision a follower has not applied yet is
-// answered by the leader when it can (see getFromLeader).
+// answered from the follower's own last write of the key when that is
+// recent enough (see ownWrites), else by the leader when it can (see
+// getFromLeader).
 func (s *Store) Get(ctx context.Context, key string, opts ReadOptions) (Object, error) {
 	if opts.Consistency == NotOlderThan && s.fsm.Need(opts.Revision) < opts.Revision && !s.closed.Load() {
+		if obj, ok := s.own.get(key, opts.Revision); ok {
+			return obj, nil
+		}
 		if obj, ok, err := s.getFromLeader(ctx, key, opts.Revision); ok {
 			return obj, err
 		}

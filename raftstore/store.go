@@ -44,13 +44,17 @@ type Store struct {
 	leaderChanges atomic.Uint64
 	// acked is the highest index of a write this node has answered: its
 	// own state shows it to every later read (see ownState).
-	acked     atomic.Uint64
-	observer  atomic.Pointer[observerBox] // see SetObserver
-	closed    atomic.Bool
-	stopCh    chan struct{}
-	wg        sync.WaitGroup
-	closeOnce sync.Once
-	closeErr  error
+	acked atomic.Uint64
+	own   ownWrites // this follower's recent writes, see ownWrites
+	// leaderGets counts the reads this node asked the leader to answer
+	// (see getFromLeader).
+	leaderGets atomic.Uint64
+	observer   atomic.Pointer[observerBox] // see SetObserver
+	closed     atomic.Bool
+	stopCh     chan struct{}
+	wg         sync.WaitGroup
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // Open starts a node: it opens or creates the data directory, starts the
