@@ -51,6 +51,7 @@ type gossip struct {
 	list   *memberlist.Memberlist
 	logger *slog.Logger
 	meta   atomic.Pointer[nodeMeta]
+	metaMu sync.Mutex // serializes setMeta's check and store
 
 	mu      sync.Mutex
 	members map[string]*gossipMember
@@ -161,12 +162,19 @@ func liveByName(addr string, live map[string]bool) bool {
 	return false
 }
 
-// setMeta changes this node's metadata and pushes it to the others.
+// setMeta changes this node's metadata and pushes it to the others. Once
+// the node announced that it is leaving, it stays so: the membership
+// loop, which may have checked that the node was not leaving just before
+// Leave announced it, must not take the announcement back.
 func (g *gossip) setMeta(m nodeMeta) {
-	if old := g.meta.Load(); old != nil && *old == m {
+	g.metaMu.Lock()
+	old := g.meta.Load()
+	if old != nil && (*old == m || old.Leaving && !m.Leaving) {
+		g.metaMu.Unlock()
 		return
 	}
 	g.meta.Store(&m)
+	g.metaMu.Unlock()
 	if err := g.list.UpdateNode(2 * time.Second); err != nil {
 		g.logger.Debug("gossip metadata update", "err", err)
 	}

@@ -36,11 +36,34 @@ func (n *Node) Leave(ctx context.Context) error {
 			n.cfg.Logger.Warn("leadership transfer before leaving", "err", err)
 		}
 	}
-	if err := n.waitRemoved(ctx); err != nil {
+	err := n.waitRemoved(ctx)
+	if errors.Is(err, ErrAllLeaving) || errors.Is(err, errLeaderless) {
+		n.leaveGossipUnremoved()
+	}
+	if err != nil {
 		return err
 	}
 	return n.gossip.leave(5 * time.Second)
 }
+
+// leaveGossipUnremoved leaves the gossip pool when no one will remove this
+// node from raft (the whole cluster is stopping, or it has no leader).
+// Only stopping would have the others take it for dead seconds later,
+// after gossip's failure detection; those still waiting for every other
+// member to announce its leave (othersLeaving) would wait that long,
+// typically when this node's Leaving metadata did not reach them. Gossip
+// tells them at once of a node that leaves. The others record a node that
+// left gossip as dead, as they would this node once stopped, so their
+// reconcilers see nothing else, only sooner.
+func (n *Node) leaveGossipUnremoved() {
+	if err := n.gossip.leave(unremovedLeaveTimeout); err != nil {
+		n.cfg.Logger.Debug("gossip leave", "err", err)
+	}
+}
+
+// unremovedLeaveTimeout bounds leaveGossipUnremoved's wait for its
+// announcement to go out: the node stops anyway.
+const unremovedLeaveTimeout = 500 * time.Millisecond
 
 // leaveStatic removes this node of a static cluster through its leader,
 // retrying while leadership moves (as it does right after a transfer).
