@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 
 // newTestCollector returns a collector over an in-memory store holding
 // nothing yet, and that store.
-func newTestCollector(t *testing.T) (*Collector, *registrytest.Storage) {
+func newTestCollector(t testing.TB) (*Collector, *registrytest.Storage) {
 	t.Helper()
 	reg, storage := registrytest.NewRegistry(t, registry.Options{})
 	return New(reg, slog.New(slog.NewTextHandler(io.Discard, nil))), storage
@@ -77,5 +78,37 @@ func TestResyncAfter(t *testing.T) {
 		if got := resyncAfter(c.took); got != c.want {
 			t.Errorf("resyncAfter(%v) = %v, want %v", c.took, got, c.want)
 		}
+	}
+}
+
+// TestSnapshotDecodesWhatMatters: a pass's snapshot holds the objects with
+// owner references or finalizers and the owners they name, read by key,
+// and leaves every other object out.
+func TestSnapshotDecodesWhatMatters(t *testing.T) {
+	gc, storage := newTestCollector(t)
+	ref := func(name string) metav1.OwnerReference {
+		return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: types.UID(name + "-uid")}
+	}
+	putConfigMap(t, storage, "plain", "plain-uid")
+	putConfigMap(t, storage, "owner", "owner-uid")
+	putConfigMap(t, storage, "dep", "dep-uid", ref("owner"))
+	putConfigMap(t, storage, "orphan", "orphan-uid", ref("missing"))
+	g, err := gc.snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range g.nodes {
+		got = append(got, n.meta.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"dep", "orphan", "owner"}; !slices.Equal(got, want) {
+		t.Fatalf("snapshot holds %v, want %v", got, want)
+	}
+	if o := g.byUID["owner-uid"]; o == nil || o.key != "/registry/core/configmaps/default/owner" {
+		t.Fatalf("owner by uid: %v", o)
+	}
+	if deps := g.dependentsOf(g.byUID["owner-uid"]); len(deps) != 1 || deps[0].meta.Name != "dep" {
+		t.Fatalf("dependents of owner: %v", deps)
 	}
 }

@@ -83,6 +83,15 @@ func collectable(res *resource.Resource) bool { return res.Serves("delete") }
 
 // snapshot lists every collectable resource with a Most Recent read: a
 // node that no longer leads fails here instead of acting on old state.
+//
+// Only the objects that can give the collector work are decoded: those
+// whose stored JSON mentions owner references or finalizers (an object
+// being deleted has finalizers, or it would be gone). Most objects of a
+// cluster are neither dependents nor being deleted, and decoding their
+// metadata was most of a pass's time. Of the others, only the owners the
+// decoded objects name are needed (as present owners, so that a
+// dependent of one is not read again Most Recent); addOwners reads them
+// afterwards by key.
 func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 	g := &gcGraph{byUID: map[types.UID]*gcNode{}, dependents: map[types.UID][]*gcNode{}}
 	seen := map[string]bool{}
@@ -94,6 +103,9 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 		if err := gc.addResource(ctx, g, res); err != nil {
 			return nil, err
 		}
+	}
+	if err := gc.addOwners(ctx, g); err != nil {
+		return nil, err
 	}
 	return g, nil
 }
@@ -113,6 +125,9 @@ func (gc *Collector) addResource(ctx context.Context, g *gcGraph, res *resource.
 			return fmt.Errorf("list %s: %w", res.Plural, err)
 		}
 		for _, o := range list.Items {
+			if !mentionsGC(o.Data) {
+				continue // no work here; an owner is read by addOwners
+			}
 			n, err := newGCNode(res, o)
 			if err != nil {
 				gc.log.Warn("skipping undecodable object", "err", err)
@@ -125,6 +140,52 @@ func (gc *Collector) addResource(ctx context.Context, g *gcGraph, res *resource.
 		}
 		opts = registry.StoreListOptions{Limit: gcPage, Continue: list.Continue, SkipCount: true}
 	}
+}
+
+// addOwners adds the owners g's objects name and g does not hold yet,
+// read from this node's state. The pass's lists were Most Recent reads on
+// this node, so its state is at least as new; an owner found is present
+// as one in the lists would be. One not found is left out: classify
+// confirms an absent owner with a Most Recent read before anything is
+// deleted or unlinked because of it.
+func (gc *Collector) addOwners(ctx context.Context, g *gcGraph) error {
+	held := make(map[string]bool, len(g.nodes))
+	for _, n := range g.nodes {
+		held[n.key] = true
+	}
+	for _, n := range slices.Clone(g.nodes) {
+		for _, ref := range n.meta.OwnerReferences {
+			if g.byUID[ref.UID] != nil {
+				continue
+			}
+			res, key, err := gc.ownerKey(n, ref)
+			if err != nil || held[key] {
+				continue // unresolvable: classify says so
+			}
+			held[key] = true
+			o, err := gc.readOwner(ctx, res, key)
+			if err != nil {
+				return err
+			}
+			if o != nil {
+				g.add(o)
+			}
+		}
+	}
+	return nil
+}
+
+// readOwner reads the object of res at key from this node's state; nil
+// when there is none.
+func (gc *Collector) readOwner(ctx context.Context, res *resource.Resource, key string) (*gcNode, error) {
+	o, err := gc.store.Get(ctx, key, registry.ReadOptions{Consistency: registry.Any})
+	if registry.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read owner %s: %w", key, err)
+	}
+	return newGCNode(res, o)
 }
 
 func (g *gcGraph) add(n *gcNode) {

@@ -3,7 +3,6 @@ package garbagecollector
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -70,18 +69,11 @@ func (gc *Collector) relevant(ev registry.WatchEvent) bool {
 		if !owners && !mentionsGC(data) {
 			continue // the common case, found without decoding
 		}
-		var v struct {
-			Metadata struct {
-				UID             string            `json:"uid"`
-				OwnerReferences []json.RawMessage `json:"ownerReferences"`
-				Finalizers      []string          `json:"finalizers"`
-			} `json:"metadata"`
-		}
-		if len(data) == 0 || json.Unmarshal(data, &v) != nil {
+		var m gcMeta
+		if len(data) == 0 || decodeMetadata(data, &m) != nil {
 			continue
 		}
-		m := v.Metadata
-		if len(m.OwnerReferences) > 0 || gc.isOwner(m.UID) ||
+		if len(m.OwnerReferences) > 0 || gc.isOwner(string(m.UID)) ||
 			slices.Contains(m.Finalizers, metav1.FinalizerOrphanDependents) ||
 			slices.Contains(m.Finalizers, metav1.FinalizerDeleteDependents) {
 			return true

@@ -1,0 +1,72 @@
+package garbagecollector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/raftapi/raftapi/api/builtin"
+	"github.com/raftapi/raftapi/api/registry"
+	"github.com/raftapi/raftapi/api/resource"
+	"github.com/raftapi/raftapi/raftstore/storetest"
+)
+
+// BenchmarkPass: a pass over 20,000 ConfigMaps as clients write them
+// (labels, managedFields, 1 KiB of data), 200 of which are owned by 20 of
+// the others, stored in a one-node raftstore. Most objects of a cluster
+// are neither owners nor dependents.
+func BenchmarkPass(b *testing.B) {
+	c := storetest.NewCluster(b, 1)
+	c.WaitForLeader()
+	storage := registry.FromRaftstore(c.Nodes[0].Store)
+	reg := registry.New(resource.NewRegistry(builtin.Resources()...), storage, registry.Options{})
+	gc := New(reg, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	value := strings.Repeat("x", 1024)
+	put := func(name string, owners ...metav1.OwnerReference) {
+		now := metav1.NewTime(time.Unix(1700000000, 0))
+		cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name + "-uid"),
+				CreationTimestamp: now, Labels: map[string]string{"app": "bench"}, OwnerReferences: owners,
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
+					APIVersion: "v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:v":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)}}}},
+			Data: map[string]string{"v": value}}
+		data, err := json.Marshal(cm)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := storage.Create(ctx, "/registry/core/configmaps/default/"+name, data); err != nil {
+			panic(err)
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(64)
+	for i := range 20000 - 200 {
+		g.Go(func() error { put(fmt.Sprint("plain-", i)); return nil })
+	}
+	_ = g.Wait()
+	for i := range 200 {
+		owner := fmt.Sprint("plain-", i%20)
+		put(fmt.Sprint("dep-", i), metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner, UID: types.UID(owner + "-uid")})
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := gc.pass(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if _, err := storage.Get(ctx, "/registry/core/configmaps/default/dep-0", registry.ReadOptions{}); err != nil {
+		b.Fatalf("a dependent of a present owner: %v", err)
+	}
+}
