@@ -163,7 +163,7 @@ func (gc *Collector) addOwners(ctx context.Context, g *gcGraph) error {
 				continue // unresolvable: classify says so
 			}
 			held[key] = true
-			o, err := gc.readOwner(ctx, res, key)
+			o, err := gc.readNodeAt(ctx, res, key, registry.Any)
 			if err != nil {
 				return err
 			}
@@ -173,19 +173,6 @@ func (gc *Collector) addOwners(ctx context.Context, g *gcGraph) error {
 		}
 	}
 	return nil
-}
-
-// readOwner reads the object of res at key from this node's state; nil
-// when there is none.
-func (gc *Collector) readOwner(ctx context.Context, res *resource.Resource, key string) (*gcNode, error) {
-	o, err := gc.store.Get(ctx, key, registry.ReadOptions{Consistency: registry.Any})
-	if registry.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read owner %s: %w", key, err)
-	}
-	return newGCNode(res, o)
 }
 
 func (g *gcGraph) add(n *gcNode) {

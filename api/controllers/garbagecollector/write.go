@@ -18,7 +18,13 @@ import (
 // readNode reads the object of res at key with a Most Recent read; nil
 // when there is none.
 func (gc *Collector) readNode(ctx context.Context, res *resource.Resource, key string) (*gcNode, error) {
-	o, err := gc.store.Get(ctx, key, registry.ReadOptions{Consistency: registry.MostRecent})
+	return gc.readNodeAt(ctx, res, key, registry.MostRecent)
+}
+
+// readNodeAt reads the object of res at key with consistency c; nil when
+// there is none.
+func (gc *Collector) readNodeAt(ctx context.Context, res *resource.Resource, key string, c registry.Consistency) (*gcNode, error) {
+	o, err := gc.store.Get(ctx, key, registry.ReadOptions{Consistency: c})
 	if registry.IsNotFound(err) {
 		return nil, nil
 	}
