@@ -39,7 +39,7 @@ func BenchmarkPass(b *testing.B) {
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name + "-uid"),
 				CreationTimestamp: now, Labels: map[string]string{"app": "bench"}, OwnerReferences: owners,
 				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
-					APIVersion: "v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:v":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)}}}},
+					APIVersion: "v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{".":{},"f:v":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`)}}},
 			Data: map[string]string{"v": value}}
 		data, err := json.Marshal(cm)
 		if err != nil {
