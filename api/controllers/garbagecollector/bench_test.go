@@ -33,7 +33,7 @@ func BenchmarkPass(b *testing.B) {
 	gc := New(reg, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	value := strings.Repeat("x", 1024)
-	put := func(name string, owners ...metav1.OwnerReference) {
+	put := func(name string, owners ...metav1.OwnerReference) error {
 		now := metav1.NewTime(time.Unix(1700000000, 0))
 		cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name + "-uid"),
@@ -43,21 +43,24 @@ func BenchmarkPass(b *testing.B) {
 			Data: map[string]string{"v": value}}
 		data, err := json.Marshal(cm)
 		if err != nil {
-			panic(err)
+			return err
 		}
-		if _, err := storage.Create(ctx, "/registry/core/configmaps/default/"+name, data); err != nil {
-			panic(err)
-		}
+		_, err = storage.Create(ctx, "/registry/core/configmaps/default/"+name, data)
+		return err
 	}
 	var g errgroup.Group
 	g.SetLimit(64)
 	for i := range 20000 - 200 {
-		g.Go(func() error { put(fmt.Sprint("plain-", i)); return nil })
+		g.Go(func() error { return put(fmt.Sprint("plain-", i)) })
 	}
-	_ = g.Wait()
 	for i := range 200 {
 		owner := fmt.Sprint("plain-", i%20)
-		put(fmt.Sprint("dep-", i), metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner, UID: types.UID(owner + "-uid")})
+		g.Go(func() error {
+			return put(fmt.Sprint("dep-", i), metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner, UID: types.UID(owner + "-uid")})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {

@@ -18,11 +18,12 @@
 // old one left. It decodes only the listed objects that mention owner
 // references or finalizers, and then reads by key the owners they name:
 // the other objects give it no work (a pass over 20,000 ConfigMaps, 1% of
-// them owned, went from about 205 ms to 82 ms in BenchmarkPass). Between passes the leader reads the changes committed
-// since it last looked (a watch from that revision, stopped once caught
-// up) and makes another pass when one of them matters; it also passes
-// again a tick after a failed pass, on becoming leader, and every
-// gcResync (longer when a pass is slow: see resyncAfter). A change
+// them owned, went from about 205 ms to 82 ms in BenchmarkPass). Between
+// passes the leader reads the changes committed since it last looked (a
+// watch from that revision, stopped once caught up) and makes another
+// pass when one of them matters; it also passes again a tick after a
+// failed pass, on becoming leader, and every gcResync (longer when a pass
+// is slow: see resyncAfter). A change
 // history compacted away means a pass too: the pass's fresh list covers
 // whatever the history no longer holds.
 //

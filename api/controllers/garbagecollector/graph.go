@@ -153,7 +153,7 @@ func (gc *Collector) addOwners(ctx context.Context, g *gcGraph) error {
 	for _, n := range g.nodes {
 		held[n.key] = true
 	}
-	for _, n := range slices.Clone(g.nodes) {
+	for _, n := range g.nodes { // the objects listed: range reads g.nodes once
 		for _, ref := range n.meta.OwnerReferences {
 			if g.byUID[ref.UID] != nil {
 				continue
