@@ -44,6 +44,8 @@ type Config struct {
 	// Tolerate lists anomaly kinds that are reported without failing the
 	// run: known issues tracked in chaos/README.md.
 	Tolerate []string
+	// NodeLogLevel is the nodes' --log-level (debug, info, warn, error).
+	NodeLogLevel string
 	// Out is the report directory; node data and logs go under it too.
 	Out string
 	// Log receives progress lines.
@@ -55,7 +57,7 @@ func Defaults() Config {
 	return Config{Name: "chaos", Nodes: 3, Duration: 2 * time.Minute, Quiet: 10 * time.Second, Faults: "all",
 		Between: [2]time.Duration{5 * time.Second, 10 * time.Second}, Hold: [2]time.Duration{5 * time.Second, 10 * time.Second},
 		Workloads: "register,list,watch", Resources: "configmaps,chaosobjects", RegisterClients: 6, ListClients: 2, Watchers: 6, Timeout: 8 * time.Second,
-		Out: "chaos-report", Log: func(string, ...any) {}}
+		NodeLogLevel: "info", Out: "chaos-report", Log: func(string, ...any) {}}
 }
 
 // validate checks the configuration and applies the workload selection.

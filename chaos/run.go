@@ -58,7 +58,7 @@ func Run(ctx context.Context, cfg Config) (report.Summary, error) {
 		return report.Summary{}, err
 	}
 	cl := nodes.New(nodes.Config{Binary: cfg.Binary, Dir: nodesDir, Network: nw, Token: creds.token, TLS: creds.tls,
-		TokenAuthFile: tokenFile(nodesDir)})
+		TokenAuthFile: tokenFile(nodesDir), LogLevel: cfg.NodeLogLevel})
 	defer cl.Stop()
 	sctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()

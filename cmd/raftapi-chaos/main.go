@@ -86,6 +86,7 @@ func parseFlags(args []string) (chaos.Config, bool, error) {
 	fs.Int64Var(&cfg.MaxOps, "max-ops", 0, "bound on register and list operations (0: none)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "per-request timeout; a write that runs out of it has an unknown outcome")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0: from the clock)")
+	fs.StringVar(&cfg.NodeLogLevel, "node-log-level", cfg.NodeLogLevel, "the nodes' --log-level: debug, info, warn or error")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "report directory (history, results, HTML, node logs)")
 	tolerate := fs.String("tolerate", "", "comma-separated anomaly kinds to report without failing (known issues tracked in chaos/README.md)")
 	skip := fs.Bool("skip-unprivileged", false, "exit 0 with a message when the machine lacks root or network namespaces")
