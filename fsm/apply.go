@@ -15,6 +15,7 @@ var handlers = map[CommandType]handler{
 	CmdUpdate:  applyUpdate,
 	CmdDelete:  applyDelete,
 	CmdCompact: applyCompact,
+	CmdAdmit:   applyAdmit,
 }
 
 // txn is the write side of one batch: the buckets of its transaction.
@@ -167,4 +168,10 @@ func reject(index uint64, e *Error) (*Result, *Event) {
 func commit(t *txn, e *Event) (*Result, *Event) {
 	t.record(e)
 	return &Result{Rev: e.Rev, Object: e.Object}, e
+}
+
+// applyAdmit changes nothing: the entry's index is the answer (see
+// CmdAdmit).
+func applyAdmit(_ *txn, index uint64, _ *Command) (*Result, *Event) {
+	return &Result{Rev: index}, nil
 }

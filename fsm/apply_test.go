@@ -501,3 +501,33 @@ func keyN(i int) string {
 	const digits = "0123456789"
 	return "/k/" + string([]byte{digits[i/100%10], digits[i/10%10], digits[i%10]})
 }
+
+// TestAdmitChangesNothing: an admission entry is answered with its own
+// index, and neither the state, the history nor the event feed changes.
+func TestAdmitChangesNothing(t *testing.T) {
+	h := newHarness(t)
+	h.mustApply(create("k", objA))
+	before := dump(t, h.f)
+	h.rec.take()
+	res := h.mustApply(&fsm.Command{Type: fsm.CmdAdmit, Key: "n2"})
+	if res.Rev != 2 || res.Object != nil {
+		t.Fatalf("admit result %+v, want revision 2 and no object", res)
+	}
+	after := dump(t, h.f)
+	if after.Applied != 2 {
+		t.Fatalf("applied %d after the admission, want 2", after.Applied)
+	}
+	if !reflect.DeepEqual(after.History[2], after.History[1]) {
+		t.Fatalf("state at the admission's revision %+v differs from the one before %+v", after.History[2], after.History[1])
+	}
+	after.Applied = before.Applied
+	delete(after.History, 2)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("state changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	for _, b := range h.rec.take() {
+		if len(b.events) != 0 {
+			t.Fatalf("admission published events %+v", b.events)
+		}
+	}
+}

@@ -18,6 +18,7 @@ const (
 	CmdUpdate  CommandType = 2
 	CmdDelete  CommandType = 3
 	CmdCompact CommandType = 4
+	CmdAdmit   CommandType = 5
 )
 
 func (t CommandType) String() string {
@@ -30,6 +31,8 @@ func (t CommandType) String() string {
 		return "delete"
 	case CmdCompact:
 		return "compact"
+	case CmdAdmit:
+		return "admit"
 	}
 	return fmt.Sprintf("command(%d)", uint8(t))
 }
@@ -50,6 +53,10 @@ type Preconditions struct {
 //   - CmdDelete: Key, Preconditions. The key must exist.
 //   - CmdCompact: Revision, the new compaction boundary: history records
 //     below it are dropped.
+//   - CmdAdmit: Key, the name of a member that started without raft state
+//     and asks to vote again. It changes no state: what counts is that the
+//     member proposed it after it started and has applied it (see
+//     raftstore's rejoin.go).
 //
 // Object is the full JSON object to store; the FSM only sets
 // metadata.resourceVersion in it.
@@ -77,6 +84,8 @@ func (c *Command) Encode() []byte {
 	case CmdDelete:
 		b = appendBytes(b, []byte(c.Key))
 		b = appendPreconditions(b, c.Preconditions)
+	case CmdAdmit:
+		b = appendBytes(b, []byte(c.Key))
 	case CmdCompact:
 		b = binary.AppendUvarint(b, c.Revision)
 	}
@@ -103,6 +112,8 @@ func DecodeCommand(data []byte) (*Command, error) {
 	case CmdDelete:
 		c.Key = string(d.bytes())
 		c.Preconditions = d.preconditions()
+	case CmdAdmit:
+		c.Key = string(d.bytes())
 	case CmdCompact:
 		c.Revision = d.uvarint()
 	default:

@@ -28,6 +28,7 @@ var roundTripCases = []struct {
 	{"compact zero", fsm.Command{Type: fsm.CmdCompact}},
 	{"compact", fsm.Command{Type: fsm.CmdCompact, Revision: 300}},
 	{"compact max", fsm.Command{Type: fsm.CmdCompact, Revision: 1<<64 - 1}},
+	{"admit", fsm.Command{Type: fsm.CmdAdmit, Key: "n2"}},
 }
 
 // sameCommand compares commands treating nil and empty Object alike.
@@ -69,6 +70,9 @@ func TestCommandEncodeDropsFieldsOfOtherTypes(t *testing.T) {
 		{"compact drops key",
 			fsm.Command{Type: fsm.CmdCompact, Key: "k", Object: []byte("{}"), Revision: 9},
 			fsm.Command{Type: fsm.CmdCompact, Revision: 9}},
+		{"admit keeps only the name",
+			fsm.Command{Type: fsm.CmdAdmit, Key: "n2", Object: []byte("{}"), Preconditions: fsm.Preconditions{ResourceVersion: 3}, Revision: 9},
+			fsm.Command{Type: fsm.CmdAdmit, Key: "n2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +119,7 @@ func TestDecodeCommandMalformed(t *testing.T) {
 		{"empty", nil},
 		{"type only create", []byte{byte(fsm.CmdCreate)}},
 		{"type only compact", []byte{byte(fsm.CmdCompact)}},
+		{"type only admit", []byte{byte(fsm.CmdAdmit)}},
 		{"key length beyond payload", []byte{byte(fsm.CmdCreate), 10, 'a'}},
 		{"huge key length", []byte{byte(fsm.CmdDelete), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}},
 		{"uvarint overflow", []byte{byte(fsm.CmdCompact), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}},
@@ -135,7 +140,7 @@ func TestDecodeCommandMalformed(t *testing.T) {
 }
 
 func TestDecodeCommandUnknownType(t *testing.T) {
-	for _, typ := range []byte{0, 5, 6, 99, 255} {
+	for _, typ := range []byte{0, 6, 7, 99, 255} {
 		t.Run(fsm.CommandType(typ).String(), func(t *testing.T) {
 			for _, data := range [][]byte{{typ}, {typ, 1, 'k', 0}} {
 				c, err := fsm.DecodeCommand(data)
@@ -160,6 +165,7 @@ func TestStringers(t *testing.T) {
 		{"update", fsm.CmdUpdate.String(), "update"},
 		{"delete", fsm.CmdDelete.String(), "delete"},
 		{"compact", fsm.CmdCompact.String(), "compact"},
+		{"admit", fsm.CmdAdmit.String(), "admit"},
 		{"unknown command", fsm.CommandType(77).String(), "command(77)"},
 		{"created", fsm.Created.String(), "Created"},
 		{"updated", fsm.Updated.String(), "Updated"},
@@ -182,7 +188,7 @@ func TestStringers(t *testing.T) {
 
 // The persisted numbering of command types and codes must never change.
 func TestWireNumbersArePinned(t *testing.T) {
-	if fsm.CmdCreate != 1 || fsm.CmdUpdate != 2 || fsm.CmdDelete != 3 || fsm.CmdCompact != 4 {
+	if fsm.CmdCreate != 1 || fsm.CmdUpdate != 2 || fsm.CmdDelete != 3 || fsm.CmdCompact != 4 || fsm.CmdAdmit != 5 {
 		t.Fatal("command type numbers changed")
 	}
 	if fsm.CodeNotFound != 1 || fsm.CodeAlreadyExists != 2 || fsm.CodeConflict != 3 || fsm.CodeInvalid != 4 {

@@ -22,7 +22,7 @@ func FuzzDecodeCommand(f *testing.F) {
 	f.Add([]byte{byte(fsm.CmdCreate), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := fsm.DecodeCommand(data)
-		known := len(data) > 0 && data[0] >= byte(fsm.CmdCreate) && data[0] <= byte(fsm.CmdCompact)
+		known := len(data) > 0 && data[0] >= byte(fsm.CmdCreate) && data[0] <= byte(fsm.CmdAdmit)
 		if len(data) > 0 && !known && !errors.Is(err, fsm.ErrUnknownCommand) {
 			t.Fatalf("type byte %d: err %v, want ErrUnknownCommand", data[0], err)
 		}

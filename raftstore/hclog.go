@@ -67,11 +67,27 @@ func closedConn(args []any) bool {
 	return false
 }
 
+// refusedVote reports whether args carry the answer of a node that
+// waits for admission to a vote request (errRejoining, as text: it comes
+// over the wire): the candidate logs it as an error, but it is the
+// refusal working as meant.
+func refusedVote(args []any) bool {
+	for _, a := range args {
+		if err, ok := a.(error); ok && strings.Contains(err.Error(), errRejoining.Error()) {
+			return true
+		}
+	}
+	return false
+}
+
 // Log implements hclog.Logger.
 func (h *hcLogger) Log(level hclog.Level, msg string, args ...any) {
 	lvl := slogLevel(level, msg)
-	if lvl >= slog.LevelWarn && closedConn(args) {
+	switch {
+	case lvl >= slog.LevelWarn && closedConn(args):
 		lvl = slog.LevelDebug
+	case lvl >= slog.LevelWarn && refusedVote(args):
+		lvl = slog.LevelInfo
 	}
 	if !h.l.Enabled(context.Background(), lvl) {
 		return

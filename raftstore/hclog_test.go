@@ -15,7 +15,8 @@ import (
 // TestHCLogger checks that raft's log calls become one JSON record each,
 // with their key-value pairs as attributes in readable form, the
 // sub-logger's name, and levels that make a normal start and stop quiet
-// (a read on a closed connection is no error).
+// (a read on a closed connection is no error, nor a vote refused by a
+// node waiting for admission).
 func TestHCLogger(t *testing.T) {
 	var buf bytes.Buffer
 	h := newHCLogger(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})))
@@ -25,12 +26,14 @@ func TestHCLogger(t *testing.T) {
 	h.Debug("dropped below the level")
 	h.Error("failed to decode incoming command", "error", &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed})
 	h.StandardLogger(nil).Print("[ERR] raft-net: failed to accept")
+	h.Error("failed to make requestVote RPC", "error", errors.New(errRejoining.Error()))
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	want := []map[string]any{
 		{"level": "INFO", "msg": "initial configuration", "logger": "raft", "index": 1.0, "servers": "[a]"},
 		{"level": "WARN", "msg": "slow", "logger": "raft.snapshot", "path": "/d", "peer": "10.0.0.1:7", "error": "boom"},
 		{"level": "INFO", "msg": "heartbeat timeout reached, starting election", "logger": "raft"},
 		{"level": "ERROR", "msg": "raft-net: failed to accept", "logger": "raft"},
+		{"level": "INFO", "msg": "failed to make requestVote RPC", "logger": "raft"},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d records, want %d:\n%s", len(lines), len(want), buf.String())

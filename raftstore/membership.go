@@ -52,7 +52,7 @@ func (s *Store) Bootstrap(voters map[string]string) error {
 		return fmt.Errorf("raftstore: bootstrap: %w", err)
 	}
 	s.hasState.Store(true)
-	return nil
+	return s.finishRejoin("bootstrapped a new cluster", 0)
 }
 
 // Members returns the latest raft configuration.

@@ -21,7 +21,10 @@ type Status struct {
 	Compacted     uint64    `json:"compacted"`    // history boundary
 	LastContact   time.Time `json:"lastContact"`
 	LeaderChanges uint64    `json:"leaderChanges"`
-	Watchers      int       `json:"watchers"`
+	// Rejoining: the node started without the raft state of an admitted
+	// member and does not vote until the leader has admitted it.
+	Rejoining bool `json:"rejoining,omitempty"`
+	Watchers  int  `json:"watchers"`
 	// StateBytes and LogBytes are the sizes of the state database and
 	// the raft log database on disk: filled by StatusWithDisk only, as
 	// Status serves health checks many times a second.
@@ -43,6 +46,7 @@ func (s *Store) Status() Status {
 		Compacted:     s.fsm.Compacted(),
 		LastContact:   s.raft.LastContact(),
 		LeaderChanges: s.leaderChanges.Load(),
+		Rejoining:     s.rejoining.Load(),
 		Watchers:      s.hub.count(),
 	}
 }

@@ -38,10 +38,16 @@ type Store struct {
 	peers     *peerClient
 	reads     *rounds
 
-	advertise     string
-	hasState      atomic.Bool
-	committedTerm atomic.Uint64
-	leaderChanges atomic.Uint64
+	advertise string
+	hasState  atomic.Bool
+	// rejoining: this node waits for admission and does not vote (see
+	// rejoin.go); electionTimers are the heartbeat and election timeouts
+	// it gets back then.
+	rejoining      atomic.Bool
+	rejoinMu       sync.Mutex
+	electionTimers [2]time.Duration
+	committedTerm  atomic.Uint64
+	leaderChanges  atomic.Uint64
 	// acked is the highest index of a write this node has answered: its
 	// own state shows it to every later read (see ownState).
 	acked atomic.Uint64
@@ -96,6 +102,10 @@ func (s *Store) open() error {
 	s.wg.Add(2)
 	go s.observeLeader()
 	go s.compactLoop()
+	if s.rejoining.Load() {
+		s.wg.Add(1)
+		go s.rejoinLoop()
+	}
 	return nil
 }
 
@@ -171,10 +181,23 @@ func (s *Store) startRaft(bound net.Addr) error {
 		Logger:  hl,
 	})
 	rc := s.raftConfig(hl)
+	has, err := raft.HasExistingState(s.logs, s.logStore, snaps)
+	if err != nil {
+		return fmt.Errorf("raftstore: read raft state: %w", err)
+	}
+	if err := s.openRejoin(has); err != nil {
+		return err
+	}
+	var trans raft.Transport = s.transport
+	if s.rejoining.Load() {
+		s.electionTimers = [2]time.Duration{rc.HeartbeatTimeout, rc.ElectionTimeout}
+		holdElections(rc)
+		trans = newRejoinTransport(s.transport, s)
+	}
 	if err := s.bootstrap(rc, snaps, advertise); err != nil {
 		return err
 	}
-	s.raft, err = raft.NewRaft(rc, s.fsm, s.logs, s.logStore, snaps, s.transport)
+	s.raft, err = raft.NewRaft(rc, s.fsm, s.logs, s.logStore, snaps, trans)
 	if err != nil {
 		return fmt.Errorf("raftstore: start raft: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,6 +74,8 @@ func (c *Cluster) start(node *Node, ln net.Listener, initial map[string]string) 
 		PeerListener:   c.net.listener(node.Name, ln),
 		PeerDialer:     c.net.dialer(node.Name),
 		InitialCluster: initial,
+		// A member started again never forms a cluster of its own.
+		DeferBootstrap: initial == nil && len(c.Nodes) > 1,
 		Logger:         testLogger(c.t, node.Name),
 	}
 	c.cfg(&cfg)
@@ -122,6 +125,21 @@ func (c *Cluster) Restart(i int) {
 		c.t.Fatalf("storetest: relisten %s: %v", n.Addr, err)
 	}
 	c.start(n, ln, nil)
+}
+
+// Wipe stops node i, empties its data directory and starts it again on
+// its address: a member that lost its disk and comes back under its name.
+func (c *Cluster) Wipe(i int) {
+	c.t.Helper()
+	c.Stop(i)
+	dir := c.Nodes[i].Dir
+	if err := os.RemoveAll(dir); err != nil {
+		c.t.Fatalf("storetest: wipe %s: %v", dir, err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		c.t.Fatalf("storetest: wipe %s: %v", dir, err)
+	}
+	c.Restart(i)
 }
 
 // Isolate cuts node i off from every other node.
