@@ -155,8 +155,8 @@ func (s *Store) rejoinLoop() {
 
 // proposeAdmission proposes this node's admission entry through the
 // leader and returns its index, 0 when there is no leader or the proposal
-// failed. A leader that does not know the command still commits the entry
-// (and answers it as invalid): the index is all that counts.
+// failed. A leader of an earlier release refuses the command as invalid:
+// the node keeps asking until the leader runs one that knows it.
 func (s *Store) proposeAdmission(ctx context.Context) uint64 {
 	if addr, _ := s.raft.LeaderWithID(); addr == "" {
 		return 0
@@ -164,6 +164,9 @@ func (s *Store) proposeAdmission(ctx context.Context) uint64 {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ApplyTimeout)
 	defer cancel()
 	res, err := s.proposeOnce(ctx, (&fsm.Command{Type: fsm.CmdAdmit, Key: s.cfg.Name}).Encode())
+	if err == nil && res.Err != nil {
+		err = res.Err
+	}
 	if err != nil {
 		s.cfg.Logger.Debug("propose admission", "err", err)
 		return 0
