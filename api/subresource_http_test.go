@@ -76,24 +76,39 @@ func TestStatusSubresource(t *testing.T) {
 	}
 }
 
-// TestGenerationOnlyOnSpecChange checks that metadata.generation moves on
-// a data change and not on a metadata-only change.
+// TestGenerationOnlyOnSpecChange checks metadata.generation as
+// kube-apiserver keeps it: a custom resource gets 1 on create and one more
+// on a spec change, not on a metadata or status change; a ConfigMap has
+// none and gets none from a data change.
 func TestGenerationOnlyOnSpecChange(t *testing.T) {
 	tc := newTestCluster(t, 1)
 	s := tc.Leader
 	ns := newNamespace(t, s)
 	cm := createCM(t, s, ns, configMap("g", nil, map[string]string{"a": "1"}))
-	if cm.Generation != 1 {
-		t.Fatalf("new object generation %d, want 1", cm.Generation)
-	}
-	cm.Labels = map[string]string{"only": "metadata"}
-	cm = updateCM(t, s, cm)
-	if cm.Generation != 1 {
-		t.Errorf("after a label change generation %d, want 1", cm.Generation)
-	}
 	cm.Data["a"] = "2"
-	cm = updateCM(t, s, cm)
-	if cm.Generation != 2 {
-		t.Errorf("after a data change generation %d, want 2", cm.Generation)
+	if cm = updateCM(t, s, cm); cm.Generation != 0 {
+		t.Errorf("ConfigMap generation %d after a data change, want none", cm.Generation)
+	}
+
+	createCRD(t, s, widgetDefinition(), widgetsPath)
+	generation := func(obj map[string]any) any { return obj["metadata"].(map[string]any)["generation"] }
+	var got map[string]any
+	s.do(t, http.MethodPost, widgetsPath, widget("g", map[string]any{"replicas": 1})).wantCode(t, http.StatusCreated).decode(t, &got)
+	if generation(got) != float64(1) {
+		t.Fatalf("new custom resource generation %v, want 1", generation(got))
+	}
+	merge := contentType("application/merge-patch+json")
+	for _, step := range []struct {
+		what, path, patch string
+		want              float64
+	}{
+		{"a label change", "/g", `{"metadata":{"labels":{"only":"metadata"}}}`, 1},
+		{"a status change", "/g/status", `{"status":{"replicas":3}}`, 1},
+		{"a spec change", "/g", `{"spec":{"replicas":2}}`, 2},
+	} {
+		s.do(t, http.MethodPatch, widgetsPath+step.path, step.patch, merge).wantCode(t, http.StatusOK).decode(t, &got)
+		if generation(got) != step.want {
+			t.Errorf("after %s generation %v, want %v", step.what, generation(got), step.want)
+		}
 	}
 }

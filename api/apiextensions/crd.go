@@ -16,7 +16,8 @@ import (
 // CRDResource describes apiextensions.k8s.io/v1 customresourcedefinitions
 // as kube-apiserver v1.37 serves them: cluster-scoped, short names crd and
 // crds, in the api-extensions category, with a status subresource and the
-// Table of kube's CRD table convertor. Metadata names are DNS subdomains;
+// Table of kube's CRD table convertor, and metadata.generation moving with
+// the spec. Metadata names are DNS subdomains;
 // that a name is <plural>.<group> is checked by the strategy, with kube's
 // message.
 func CRDResource() *resource.Resource {
@@ -35,7 +36,9 @@ func CRDResource() *resource.Resource {
 		OmitAge:      true,
 		Strategy:     crdStrategy{},
 		ValidateName: apivalidation.NameIsDNSSubdomain,
-		Subresources: []resource.Subresource{{Name: "status", Strategy: crdStatusStrategy{}}},
+		// kube's CRD strategy: 1 on create, +1 on a spec change.
+		TracksGeneration: true,
+		Subresources:     []resource.Subresource{{Name: "status", Strategy: crdStatusStrategy{}}},
 	}
 }
 

@@ -79,6 +79,9 @@ func versionResource(crd *apiextensionsv1.CustomResourceDefinition, v *apiextens
 		Strategy:   st,
 		Schema:     vs,
 		Warnings:   deprecationWarnings(crd, v),
+		// kube's custom resource strategy: 1 on create, +1 on a change
+		// beyond metadata (and status, with the status subresource).
+		TracksGeneration: true,
 	}
 	if sub := v.Subresources; sub != nil {
 		if sub.Status != nil {

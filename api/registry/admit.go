@@ -47,7 +47,9 @@ func (s *Store) admitCreate(ctx context.Context, obj runtime.Object, ns string) 
 	m.SetUID(types.UID(s.reg.opts.NewUID()))
 	m.SetCreationTimestamp(metav1.NewTime(s.reg.opts.Now()))
 	m.SetResourceVersion("")
-	m.SetGeneration(1)
+	if s.res.TracksGeneration {
+		m.SetGeneration(1)
+	}
 	m.SetDeletionTimestamp(nil)
 	m.SetDeletionGracePeriodSeconds(nil)
 	m.SetSelfLink("")

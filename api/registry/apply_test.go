@@ -39,7 +39,7 @@ func TestApplyCreates(t *testing.T) {
 	if !r.Created {
 		t.Error("apply of a missing object: Created false, want true")
 	}
-	if created.Data["k"] != "v" || created.UID == "" || created.Generation != 1 || created.Namespace != metav1.NamespaceDefault {
+	if created.Data["k"] != "v" || created.UID == "" || created.Generation != 0 || created.Namespace != metav1.NamespaceDefault {
 		t.Errorf("created %+v", created)
 	}
 	wantManaged(t, created, "alice", metav1.ManagedFieldsOperationApply, `"f:k"`)

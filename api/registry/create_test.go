@@ -15,7 +15,9 @@ func TestCreateSetsServerFields(t *testing.T) {
 	f := newFixture(t)
 	s := f.configMaps(t)
 	cm := configMap("a", "k", "v")
-	// What the client sends of the server-owned metadata is replaced.
+	// What the client sends of the server-owned metadata is replaced,
+	// but for the generation of a resource that does not track it, which
+	// kube-apiserver stores as sent.
 	cm.UID = "client-uid"
 	cm.ResourceVersion = "42"
 	cm.Generation = 7
@@ -34,8 +36,8 @@ func TestCreateSetsServerFields(t *testing.T) {
 	if !got.CreationTimestamp.Time.Equal(now) {
 		t.Errorf("creationTimestamp %v, want %v", got.CreationTimestamp, now)
 	}
-	if got.Generation != 1 || got.DeletionTimestamp != nil || got.Namespace != metav1.NamespaceDefault {
-		t.Errorf("generation %d, deletionTimestamp %v, namespace %q; want 1, nil, default", got.Generation, got.DeletionTimestamp, got.Namespace)
+	if got.Generation != 7 || got.DeletionTimestamp != nil || got.Namespace != metav1.NamespaceDefault {
+		t.Errorf("generation %d, deletionTimestamp %v, namespace %q; want 7, nil, default", got.Generation, got.DeletionTimestamp, got.Namespace)
 	}
 	if rv(t, got) != f.storage.Revision() {
 		t.Errorf("resourceVersion %s, want the store's revision %d", got.ResourceVersion, f.storage.Revision())
@@ -162,7 +164,7 @@ func TestCreateDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := decode[corev1.ConfigMap](t, r.Data)
-	if got.Name != "a" || got.UID == "" || got.Generation != 1 || got.Data["k"] != "v" {
+	if got.Name != "a" || got.UID == "" || got.Generation != 0 || got.Data["k"] != "v" {
 		t.Errorf("dry-run answer %+v, want the object as it would be created", got)
 	}
 	if f.storage.Revision() != before || getConfigMap(t, s, "a") != nil {

@@ -145,7 +145,7 @@ func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.
 	if wp.unchanged {
 		return cur.Data, nil
 	}
-	if specChanged {
+	if specChanged && s.res.TracksGeneration {
 		if data, err = bumpGeneration(s.res, obj); err != nil {
 			return nil, err
 		}

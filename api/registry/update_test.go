@@ -118,28 +118,44 @@ func lease(name, holder string) *coordinationv1.Lease {
 	}
 }
 
+// TestUpdateGeneration: a resource that tracks metadata.generation (custom
+// resources, CRDs) starts it at 1 and bumps it on a spec change only; one
+// that does not (kube's Leases, ConfigMaps, ...) keeps what the object was
+// created with and never moves it. No update sets it.
 func TestUpdateGeneration(t *testing.T) {
+	holder := func(l *coordinationv1.Lease) { h := "other"; l.Spec.HolderIdentity = &h }
+	labels := func(l *coordinationv1.Lease) { l.Labels = map[string]string{"a": "b"} }
+	annotations := func(l *coordinationv1.Lease) { l.Annotations = map[string]string{"a": "b"} }
+	clientSet := func(l *coordinationv1.Lease) { l.Generation = 9 }
 	tests := []struct {
-		name   string
-		change func(l *coordinationv1.Lease)
-		want   int64
+		name          string
+		tracks        bool
+		sent, created int64
+		change        func(l *coordinationv1.Lease)
+		want          int64
 	}{
-		{"spec change bumps", func(l *coordinationv1.Lease) { h := "other"; l.Spec.HolderIdentity = &h }, 2},
-		{"label change keeps", func(l *coordinationv1.Lease) { l.Labels = map[string]string{"a": "b"} }, 1},
-		{"annotation change keeps", func(l *coordinationv1.Lease) { l.Annotations = map[string]string{"a": "b"} }, 1},
-		{"client-set generation ignored", func(l *coordinationv1.Lease) { l.Generation = 9 }, 1},
+		{"tracked: spec change bumps", true, 5, 1, holder, 2},
+		{"tracked: label change keeps", true, 0, 1, labels, 1},
+		{"tracked: annotation change keeps", true, 0, 1, annotations, 1},
+		{"tracked: client-set generation ignored", true, 0, 1, clientSet, 1},
+		{"untracked: none on create, spec change keeps", false, 0, 0, holder, 0},
+		{"untracked: created one kept through a spec change", false, 5, 5, holder, 5},
+		{"untracked: client-set generation ignored", false, 0, 0, clientSet, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			s := f.store(t, leasesGVR)
-			r, err := s.Create(testContext(t), metav1.NamespaceDefault, lease("l", "me"), registry.WriteOptions{})
+			f.res.Get(leasesGVR).TracksGeneration = tt.tracks
+			in := lease("l", "me")
+			in.Generation = tt.sent
+			r, err := s.Create(testContext(t), metav1.NamespaceDefault, in, registry.WriteOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			l := decode[coordinationv1.Lease](t, r.Data)
-			if l.Generation != 1 {
-				t.Fatalf("created with generation %d, want 1", l.Generation)
+			if l.Generation != tt.created {
+				t.Fatalf("created with generation %d, want %d", l.Generation, tt.created)
 			}
 			tt.change(l)
 			r, err = s.Update(testContext(t), metav1.NamespaceDefault, "l", l, registry.WriteOptions{})

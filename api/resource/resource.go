@@ -59,6 +59,17 @@ type Resource struct {
 	// DefaultStrategy.
 	Strategy Strategy
 
+	// TracksGeneration: the server owns metadata.generation, 1 on create
+	// and one more on every change beyond metadata (and status, with a
+	// status subresource), as kube-apiserver's strategies for custom
+	// resources and CustomResourceDefinitions do. Without it the
+	// generation is whatever the object was created with (usually none)
+	// and never moves, as for kube-apiserver's ConfigMaps, Secrets,
+	// Namespaces and the other resources whose strategies leave it alone.
+	// Either way an update keeps the stored generation and a graceful
+	// delete bumps one that is set.
+	TracksGeneration bool
+
 	// ValidateName checks metadata.name (prefix: a generateName prefix);
 	// nil means a DNS-1123 subdomain, kube-apiserver's default. It has the
 	// signature of the apimachinery validation.ValidateNameFunc helpers.
