@@ -38,11 +38,7 @@ func (s *Server) rebuildRoutes() {
 		s.resourceRoutes(router, res)
 	}
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.pathsComplete() {
-			handlers.WriteStatus(w, pathsIncomplete())
-			return
-		}
-		handlers.WriteStatus(w, notFound(r))
+		s.unrouted(router, w, r)
 	})
 	router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteStatus(w, apierrors.NewMethodNotSupported(s.resourceOfPath(r.URL.Path), strings.ToLower(r.Method)))
@@ -151,6 +147,26 @@ func (s *Server) pathsComplete() bool {
 	default:
 		return false
 	}
+}
+
+// unrouted answers a request that router has no route for. The routes
+// may have changed since the request picked router: a request that took
+// the router of just before the custom resources were published would
+// otherwise be told 404 by a check that already sees them published.
+// Whether the paths are complete is read first: a router stored before
+// that (see Publish) is then either this one or replaced, and a replaced
+// one hands the request to the current router.
+func (s *Server) unrouted(router *mux.Router, w http.ResponseWriter, r *http.Request) {
+	complete := s.pathsComplete()
+	if cur := s.router.Load(); cur != router {
+		cur.ServeHTTP(w, r)
+		return
+	}
+	if !complete {
+		handlers.WriteStatus(w, pathsIncomplete())
+		return
+	}
+	handlers.WriteStatus(w, notFound(r))
 }
 
 // pathsIncomplete is kube-apiserver's answer to a request for a path it

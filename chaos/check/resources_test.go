@@ -17,8 +17,9 @@ const (
 
 // goodTwoResourceHistory is goodHistory on configmaps, followed by a
 // custom object o created (rv 6), patched (rv 7) and deleted (rv 8), a
-// get and a patch answered by a node that did not serve the resource yet
-// (it was restarted), lists of both resources, a watcher of the custom
+// delete refused as forbidden and a get and a patch answered 404 for the
+// path by a node that did not serve the resource yet (it was restarted,
+// and has neither its roles nor its definitions back), lists of both resources, a watcher of the custom
 // resource and a bookmark past the custom changes for a configmap
 // watcher, which must not miss them: they are not its resource's.
 func goodTwoResourceHistory() *history.History {
@@ -43,6 +44,10 @@ func goodTwoResourceHistory() *history.History {
 	unservedPatch := cr(13, history.Patch, 106, 108, history.Failed)
 	unservedPatch.Node, unservedPatch.Code, unservedPatch.Unserved = "n3", 404, true
 	unservedPatch.Value, unservedPatch.PrecondRV, unservedPatch.PrecondVal = "w9", 6, "w1"
+	// Before it has its roles back it refuses a delete: a 403 is answered
+	// before any route, so it says nothing of the path being served.
+	forbidden := cr(21, history.Delete, 104, 105, history.Failed)
+	forbidden.Node, forbidden.Code = "n3", 403
 	patch := cr(14, history.Patch, 110, 115, history.OK)
 	patch.Value, patch.PrecondRV, patch.PrecondVal, patch.ResultRV = "w2", 6, "w1", 7
 	get := cr(15, history.Get, 116, 118, history.OK)
@@ -56,7 +61,7 @@ func goodTwoResourceHistory() *history.History {
 	cmList := op(19, history.List, "", 133, 134, history.OK)
 	cmList.Resource, cmList.Mode, cmList.ResultRV = cms, history.MostRecent, 8
 	cmList.Items = []history.Item{item("a", "v3", 4)}
-	h.Ops = append(h.Ops, create, unservedGet, unservedPatch, patch, get, exact, del, recent, cmList)
+	h.Ops = append(h.Ops, create, forbidden, unservedGet, unservedPatch, patch, get, exact, del, recent, cmList)
 	for _, v := range []string{"w1", "w2", "w9"} {
 		h.Attempted[v] = true
 	}

@@ -51,9 +51,24 @@ func checkServed(r *Result, h *history.History) {
 }
 
 // wasServed reports whether the node served the operation's resource: it
-// answered, and not with a 404 for the path or a 503.
+// answered, and not with a 404 for the path or a 503, nor with a 401, 403
+// or 429, which are answered before the request reaches a route (in
+// kube-apiserver too: authentication, authorization and priority and
+// fairness come first). A node that has just come back empty refuses
+// everyone as forbidden until it has its roles back, and may serve the
+// custom resources only after that.
 func wasServed(o history.Op) bool {
-	return o.Outcome == history.OK || o.Outcome == history.Failed && o.Code/100 == 4 && !o.Unserved
+	switch {
+	case o.Outcome == history.OK:
+		return true
+	case o.Outcome != history.Failed || o.Code/100 != 4 || o.Unserved:
+		return false
+	}
+	switch o.Code {
+	case 401, 403, 429:
+		return false
+	}
+	return true
 }
 
 // lastRestart returns the last of a node's restarting faults that began
