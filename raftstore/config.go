@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 // Config configures one node of the replicated store.
@@ -135,6 +137,9 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.ReadIndexTimeout, 5*time.Second)
 	setDefault(&out.CommitTimeout, 2*time.Millisecond)
 	setDefault(&out.PeerHandshakeTimeout, 3*time.Second)
+	rd := raft.DefaultConfig()
+	setDefault(&out.HeartbeatTimeout, rd.HeartbeatTimeout)
+	setDefault(&out.ElectionTimeout, rd.ElectionTimeout)
 	if out.WatchBuffer <= 0 {
 		out.WatchBuffer = 1024
 	}

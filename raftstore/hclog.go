@@ -54,26 +54,25 @@ func slogLevel(level hclog.Level, msg string) slog.Level {
 	return slog.LevelInfo
 }
 
-// closedConn reports whether args carry an error that only says a
-// connection was closed: raft's transport reports its reads failing so
+// closedConn reports whether err only says a connection was closed: raft's transport reports its reads failing so
 // when a node stops (its own connections closed) or a peer goes away,
 // which is no error of the cluster's.
-func closedConn(args []any) bool {
-	for _, a := range args {
-		if err, ok := a.(error); ok && (errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "use of closed network connection")) {
-			return true
-		}
-	}
-	return false
+func closedConn(err error) bool {
+	return errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "use of closed network connection")
 }
 
-// refusedVote reports whether args carry the answer of a node that
-// waits for admission to a vote request (errRejoining, as text: it comes
-// over the wire): the candidate logs it as an error, but it is the
-// refusal working as meant.
-func refusedVote(args []any) bool {
+// refusedVote reports whether err is the answer of a node that waits for
+// admission to a vote request (errRejoining, as text: it comes over the
+// wire): the candidate logs it as an error, but it is the refusal working
+// as meant.
+func refusedVote(err error) bool {
+	return strings.Contains(err.Error(), errRejoining.Error())
+}
+
+// anyError reports whether one of args is an error that is holds for.
+func anyError(args []any, is func(error) bool) bool {
 	for _, a := range args {
-		if err, ok := a.(error); ok && strings.Contains(err.Error(), errRejoining.Error()) {
+		if err, ok := a.(error); ok && is(err) {
 			return true
 		}
 	}
@@ -84,9 +83,9 @@ func refusedVote(args []any) bool {
 func (h *hcLogger) Log(level hclog.Level, msg string, args ...any) {
 	lvl := slogLevel(level, msg)
 	switch {
-	case lvl >= slog.LevelWarn && closedConn(args):
+	case lvl >= slog.LevelWarn && anyError(args, closedConn):
 		lvl = slog.LevelDebug
-	case lvl >= slog.LevelWarn && refusedVote(args):
+	case lvl >= slog.LevelWarn && anyError(args, refusedVote):
 		lvl = slog.LevelInfo
 	}
 	if !h.l.Enabled(context.Background(), lvl) {

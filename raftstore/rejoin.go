@@ -130,26 +130,21 @@ func (s *Store) rejoinLoop() {
 		case <-ctx.Done():
 		}
 	}()
-	var index uint64
-	for index == 0 && s.rejoining.Load() {
-		index = s.proposeAdmission(ctx)
-		if index != 0 {
-			break
+	for s.rejoining.Load() { // until admitted, or bootstrapped meanwhile
+		if index := s.proposeAdmission(ctx); index != 0 {
+			if s.waitForIndex(ctx, index) != nil {
+				return // stopping
+			}
+			if err := s.finishRejoin("applied its admission", index); err != nil {
+				s.cfg.Logger.Error("admission", "err", err)
+			}
+			return
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(rejoinRetry):
 		}
-	}
-	if !s.rejoining.Load() {
-		return
-	}
-	if err := s.waitForIndex(ctx, index); err != nil {
-		return
-	}
-	if err := s.finishRejoin("applied its admission", index); err != nil {
-		s.cfg.Logger.Error("admission", "err", err)
 	}
 }
 
@@ -191,7 +186,7 @@ func (s *Store) finishRejoin(why string, index uint64) error {
 	s.rejoining.Store(false)
 	if r := s.raftReady.Load(); r != nil {
 		rc := r.ReloadableConfig()
-		rc.HeartbeatTimeout, rc.ElectionTimeout = s.electionTimers[0], s.electionTimers[1]
+		rc.HeartbeatTimeout, rc.ElectionTimeout = s.cfg.HeartbeatTimeout, s.cfg.ElectionTimeout
 		if err := r.ReloadConfig(rc); err != nil {
 			return fmt.Errorf("raftstore: restore election timers: %w", err)
 		}
@@ -207,7 +202,10 @@ func (s *Store) Rejoining() bool { return s.rejoining.Load() }
 // rejoinTransport is the raft transport of a node that started waiting
 // for admission: it answers vote, pre-vote and leadership-transfer
 // requests with errRejoining while the node waits, and passes every other
-// request on.
+// request on. raft reads one consumer channel for its whole life, so the
+// hop through filter stays until the process restarts (a node that
+// started admitted gets the network transport itself); heartbeats take
+// the transport's own fast path and never pass it.
 type rejoinTransport struct {
 	*raft.NetworkTransport
 	s    *Store

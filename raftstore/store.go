@@ -41,13 +41,11 @@ type Store struct {
 	advertise string
 	hasState  atomic.Bool
 	// rejoining: this node waits for admission and does not vote (see
-	// rejoin.go); electionTimers are the heartbeat and election timeouts
-	// it gets back then.
-	rejoining      atomic.Bool
-	rejoinMu       sync.Mutex
-	electionTimers [2]time.Duration
-	committedTerm  atomic.Uint64
-	leaderChanges  atomic.Uint64
+	// rejoin.go).
+	rejoining     atomic.Bool
+	rejoinMu      sync.Mutex
+	committedTerm atomic.Uint64
+	leaderChanges atomic.Uint64
 	// acked is the highest index of a write this node has answered: its
 	// own state shows it to every later read (see ownState).
 	acked atomic.Uint64
@@ -190,11 +188,10 @@ func (s *Store) startRaft(bound net.Addr) error {
 	}
 	var trans raft.Transport = s.transport
 	if s.rejoining.Load() {
-		s.electionTimers = [2]time.Duration{rc.HeartbeatTimeout, rc.ElectionTimeout}
 		holdElections(rc)
 		trans = newRejoinTransport(s.transport, s)
 	}
-	if err := s.bootstrap(rc, snaps, advertise); err != nil {
+	if err := s.bootstrap(rc, has, snaps, advertise); err != nil {
 		return err
 	}
 	s.raft, err = raft.NewRaft(rc, s.fsm, s.logs, s.logStore, snaps, trans)
@@ -232,12 +229,7 @@ func (s *Store) raftConfig(hl *hcLogger) *raft.Config {
 	rc.BatchApplyCh = true
 	rc.MaxAppendEntries = 256
 	rc.CommitTimeout = s.cfg.CommitTimeout
-	if s.cfg.HeartbeatTimeout > 0 {
-		rc.HeartbeatTimeout = s.cfg.HeartbeatTimeout
-	}
-	if s.cfg.ElectionTimeout > 0 {
-		rc.ElectionTimeout = s.cfg.ElectionTimeout
-	}
+	rc.HeartbeatTimeout, rc.ElectionTimeout = s.cfg.HeartbeatTimeout, s.cfg.ElectionTimeout
 	if s.cfg.LeaderLeaseTimeout > 0 {
 		rc.LeaderLeaseTimeout = s.cfg.LeaderLeaseTimeout
 	}
@@ -272,12 +264,11 @@ func (s *Store) catchUpFromSnapshot(snaps raft.SnapshotStore) error {
 }
 
 // bootstrap writes the initial configuration when there is no raft state.
-func (s *Store) bootstrap(rc *raft.Config, snaps raft.SnapshotStore, advertise net.Addr) error {
+func (s *Store) bootstrap(rc *raft.Config, has bool, snaps raft.SnapshotStore, advertise net.Addr) error {
 	s.advertise = advertise.String()
-	has, err := raft.HasExistingState(s.logs, s.logStore, snaps)
-	if err != nil || has {
-		s.hasState.Store(has)
-		return err
+	if has {
+		s.hasState.Store(true)
+		return nil
 	}
 	if s.cfg.DeferBootstrap {
 		return nil
