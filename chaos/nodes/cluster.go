@@ -23,8 +23,9 @@ type Config struct {
 	Network *netns.Network
 	// HistoryRetention is passed as --history-retention when set.
 	HistoryRetention string
-	// LogLevel is the nodes' --log-level; empty means info, which is what
-	// it takes to tell afterwards who led, voted and changed membership.
+	// LogLevel is the nodes' --log-level; empty means warn. A chaos run
+	// asks for info (chaos.Defaults): it takes that to tell afterwards who
+	// led, voted and changed membership.
 	LogLevel string
 	// Token is the cluster's join token, passed to every node as --token:
 	// every node, a wiped one too, derives the cluster's CAs from it.

@@ -53,7 +53,7 @@ func (n *Node) args(cfg Config, all []*Node) []string {
 		"--listen", net.JoinHostPort(ip, apiPort),
 		"--peer-listen", net.JoinHostPort(ip, peerPort), "--peer-advertise", net.JoinHostPort(ip, proxyPort),
 		"--gossip-listen", net.JoinHostPort(ip, gossipPort), "--join", strings.Join(join, ","),
-		"--bootstrap-expect", fmt.Sprint(len(all)), "--dead-node-timeout", "24h", "--log-level", cmp.Or(cfg.LogLevel, "info")}
+		"--bootstrap-expect", fmt.Sprint(len(all)), "--dead-node-timeout", "24h", "--log-level", cmp.Or(cfg.LogLevel, "warn")}
 	if cfg.TokenAuthFile != "" {
 		argv = append(argv, "--token-auth-file", cfg.TokenAuthFile)
 	}
