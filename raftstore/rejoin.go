@@ -35,8 +35,9 @@ import (
 //     moment it starts without raft state until it is admitted, across
 //     restarts;
 //   - meanwhile it refuses RequestVote, pre-vote and TimeoutNow requests
-//     (rejoinTransport) and never starts an election itself (its election
-//     timers are set to rejoinElectionTimeout);
+//     (rejoinTransport; only a cluster still forming gets its vote, see
+//     refusedWhileRejoining) and never starts an election itself (its
+//     election timers are set to rejoinElectionTimeout);
 //   - as soon as it knows a leader, it proposes an admission entry
 //     (fsm.CmdAdmit) through it. Once the node has applied that entry, its
 //     log holds every entry committed before it, and an entry its former
@@ -227,7 +228,7 @@ func (t *rejoinTransport) filter(in <-chan raft.RPC) {
 	for {
 		select {
 		case rpc := <-in:
-			if t.s.rejoining.Load() && electionRPC(rpc.Command) {
+			if t.s.rejoining.Load() && refusedWhileRejoining(rpc.Command) {
 				rpc.Respond(nil, errRejoining)
 				continue
 			}
@@ -242,12 +243,30 @@ func (t *rejoinTransport) filter(in <-chan raft.RPC) {
 	}
 }
 
-// electionRPC reports whether cmd asks for this node's vote or asks it to
-// stand for election.
-func electionRPC(cmd any) bool {
-	switch cmd.(type) {
-	case *raft.RequestVoteRequest, *raft.RequestPreVoteRequest, *raft.TimeoutNowRequest:
+// refusedWhileRejoining reports whether a waiting node refuses cmd: a
+// request to stand for election, or a vote or pre-vote for a candidate
+// whose log goes past the configuration a bootstrap writes (index 1).
+//
+// A candidate holding nothing more is a cluster forming: the gossip
+// bootstrap makes every expected node bootstrap the same voters, but one
+// that sees another's raft state before its own round does not bootstrap
+// and waits to be added; it must vote, or the first election never
+// gathers a quorum and no leader ever admits anyone. Its vote cannot
+// elect a leader missing committed entries while the others keep theirs:
+// a committed entry follows a leader's first entry at index 2, held by a
+// majority, and those refuse a candidate whose log ends at 1.
+func refusedWhileRejoining(cmd any) bool {
+	switch c := cmd.(type) {
+	case *raft.RequestVoteRequest:
+		return c.LastLogIndex > bootstrapIndex
+	case *raft.RequestPreVoteRequest:
+		return c.LastLogIndex > bootstrapIndex
+	case *raft.TimeoutNowRequest:
 		return true
 	}
 	return false
 }
+
+// bootstrapIndex is the index of the configuration raft's bootstrap
+// writes, the only entry of a cluster that has not elected a leader yet.
+const bootstrapIndex = 1

@@ -2,9 +2,11 @@ package raftstore_test
 
 import (
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
+	"github.com/raftapi/raftapi/raftstore"
 	"github.com/raftapi/raftapi/raftstore/storetest"
 )
 
@@ -110,4 +112,49 @@ func TestRejoiningOutlivesARestart(t *testing.T) {
 	if c.Nodes[w].Store.Rejoining() {
 		t.Fatalf("%s waits for admission again after a restart", c.Nodes[w].Name)
 	}
+}
+
+// TestFormingClusterGetsTheVotesOfNodesNotBootstrapped: of three nodes
+// started without raft state, only one bootstraps the three (the others
+// saw its state first and wait to be added, as the gossip bootstrap
+// does). They still vote for it, a leader is elected, and both are
+// admitted.
+func TestFormingClusterGetsTheVotesOfNodesNotBootstrapped(t *testing.T) {
+	voters := map[string]string{}
+	var stores []*raftstore.Store
+	for i := range 3 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("f%d", i+1)
+		voters[name] = ln.Addr().String()
+		s, err := raftstore.Open(raftstore.Config{Name: name, DataDir: t.TempDir(), PeerListener: ln, DeferBootstrap: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if !s.Rejoining() {
+			t.Fatalf("%s started without raft state but does not wait for admission", name)
+		}
+		stores = append(stores, s)
+	}
+	if err := stores[0].Bootstrap(voters); err != nil {
+		t.Fatal(err)
+	}
+	faultEventually(t, faultDeadline, "a leader and every node admitted", func() error {
+		leaders := 0
+		for _, s := range stores {
+			if s.Rejoining() {
+				return fmt.Errorf("%s still waits for admission", s.Name())
+			}
+			if s.IsLeader() {
+				leaders++
+			}
+		}
+		if leaders != 1 {
+			return fmt.Errorf("%d leaders", leaders)
+		}
+		return nil
+	})
 }
