@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -41,6 +42,66 @@ func StampResourceVersion(obj []byte, rev uint64) ([]byte, error) {
 		return splice(obj, r.value, r.end, "", rv, "", ""), nil
 	}
 	return splice(obj, meta.open+1, meta.open+1, `"resourceVersion":`, rv, "", meta.comma()), nil
+}
+
+// EqualButResourceVersion reports whether a and b, two JSON objects as the
+// store holds them, are the same bytes once metadata.resourceVersion is
+// taken out of each: wherever it sits in metadata, and whether or not it
+// is there. It is the byte comparison kube-apiserver's etcd3 store makes
+// to find an update that changes nothing, without decoding either object.
+// Objects that differ in anything else, whitespace and key order
+// included, are not equal. a and b must be valid JSON (the store's own
+// and an encoder's output are): the scan does not validate them.
+func EqualButResourceVersion(a, b []byte) bool {
+	fromA, toA := resourceVersionMember(a)
+	fromB, toB := resourceVersionMember(b)
+	return equalJoined(a[:fromA], a[toA:], b[:fromB], b[toB:])
+}
+
+// resourceVersionMember returns the span of obj to remove with its
+// metadata.resourceVersion member, the comma that separates it from
+// another member included; an empty span when obj has none.
+func resourceVersionMember(obj []byte) (from, to int) {
+	top, err := scanObject(obj, skipSpace(obj, 0))
+	if err != nil {
+		return 0, 0
+	}
+	m, ok := top.last("metadata")
+	if !ok {
+		return 0, 0
+	}
+	meta, err := scanObject(obj, m.value)
+	if err != nil {
+		return 0, 0
+	}
+	for i := len(meta.members) - 1; i >= 0; i-- {
+		r := meta.members[i]
+		if !keyEquals(obj[r.key:r.keyEnd], "resourceVersion") {
+			continue
+		}
+		switch {
+		case i+1 < len(meta.members):
+			return r.key, meta.members[i+1].key
+		case i > 0:
+			return meta.members[i-1].end, r.end
+		default:
+			return r.key, r.end
+		}
+	}
+	return 0, 0
+}
+
+// equalJoined reports whether a1+a2 and b1+b2 are the same bytes, without
+// joining them.
+func equalJoined(a1, a2, b1, b2 []byte) bool {
+	if len(a1)+len(a2) != len(b1)+len(b2) {
+		return false
+	}
+	if len(a1) > len(b1) {
+		a1, a2, b1, b2 = b1, b2, a1, a2
+	}
+	n := len(b1) - len(a1)
+	return bytes.Equal(a1, b1[:len(a1)]) && bytes.Equal(a2[:n], b1[len(a1):]) && bytes.Equal(a2[n:], b2)
 }
 
 // splice returns obj with obj[from:to] replaced by the concatenation of

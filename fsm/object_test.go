@@ -165,3 +165,33 @@ func TestCurrentValue(t *testing.T) {
 		t.Fatalf("splitCurrent = %d %s", rev, obj)
 	}
 }
+
+func TestEqualButResourceVersion(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		{"same bytes", `{"metadata":{"name":"n"},"data":{"k":"v"}}`, `{"metadata":{"name":"n"},"data":{"k":"v"}}`, true},
+		{"revisions differ", `{"metadata":{"name":"n","resourceVersion":"1"}}`, `{"metadata":{"name":"n","resourceVersion":"22"}}`, true},
+		{"stamped first against in place", `{"metadata":{"resourceVersion":"9","name":"n","uid":"u"}}`, `{"metadata":{"name":"n","resourceVersion":"3","uid":"u"}}`, true},
+		{"last member", `{"metadata":{"name":"n","resourceVersion":"9"},"x":1}`, `{"metadata":{"name":"n"},"x":1}`, true},
+		{"only member", `{"metadata":{"resourceVersion":"9"}}`, `{"metadata":{}}`, true},
+		{"data differs", `{"metadata":{"resourceVersion":"1"},"data":{"k":"v"}}`, `{"metadata":{"resourceVersion":"1"},"data":{"k":"w"}}`, false},
+		{"other metadata differs", `{"metadata":{"name":"n","resourceVersion":"1"}}`, `{"metadata":{"name":"m","resourceVersion":"1"}}`, false},
+		{"nested resourceVersion counts", `{"metadata":{},"spec":{"metadata":{"resourceVersion":"1"}}}`, `{"metadata":{},"spec":{"metadata":{"resourceVersion":"2"}}}`, false},
+		{"key order counts", `{"metadata":{"a":"1","b":"2"}}`, `{"metadata":{"b":"2","a":"1"}}`, false},
+		{"no metadata", `{"a":1}`, `{"a":1}`, true},
+		{"null metadata", `{"metadata":null}`, `{"metadata":{}}`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := EqualButResourceVersion([]byte(tc.a), []byte(tc.b)); got != tc.want {
+				t.Errorf("EqualButResourceVersion(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+			if got := EqualButResourceVersion([]byte(tc.b), []byte(tc.a)); got != tc.want {
+				t.Errorf("EqualButResourceVersion(%s, %s) = %v, want %v", tc.b, tc.a, got, tc.want)
+			}
+		})
+	}
+}

@@ -90,3 +90,10 @@ type WatchOptions struct {
 func StampResourceVersion(obj []byte, rev uint64) ([]byte, error) {
 	return fsm.StampResourceVersion(obj, rev)
 }
+
+// EqualButResourceVersion reports whether two stored forms of an object
+// are the same bytes but for metadata.resourceVersion: an update that
+// stores one in place of the other changes nothing.
+func EqualButResourceVersion(a, b []byte) bool {
+	return fsm.EqualButResourceVersion(a, b)
+}

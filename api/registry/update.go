@@ -3,15 +3,16 @@ package registry
 import (
 	"context"
 	"fmt"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"reflect"
 	"strconv"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/raftapi/raftapi/api/codec"
 	"github.com/raftapi/raftapi/api/resource"
+	"github.com/raftapi/raftapi/raftstore"
 )
 
 // Update stores obj as the new version of ns/name. With a resourceVersion
@@ -137,15 +138,16 @@ func (s *Store) commitTracked(ctx context.Context, cur Object, old, obj runtime.
 	if err != nil {
 		return nil, err
 	}
-	same, specChanged := compareStored(data, cur.Data, !s.res.HasSubresource(statusResource))
-	// A stale read (stored under an encryption key that is no longer the
-	// first) is written even unchanged, as kube-apiserver does: rewriting
-	// every object is how a key rotation completes.
-	wp.unchanged = same && !cur.Stale
+	// An update that changes nothing is found by comparing the stored
+	// bytes, as kube-apiserver's etcd3 store does; a stale read (stored
+	// under an encryption key that is no longer the first) is written even
+	// unchanged, as kube-apiserver does: rewriting every object is how a
+	// key rotation completes.
+	wp.unchanged = raftstore.EqualButResourceVersion(data, cur.Data) && !cur.Stale
 	if wp.unchanged {
 		return cur.Data, nil
 	}
-	if specChanged && s.res.TracksGeneration {
+	if s.res.TracksGeneration && specChanged(data, cur.Data, !s.res.HasSubresource(statusResource)) {
 		if data, err = bumpGeneration(s.res, obj); err != nil {
 			return nil, err
 		}
@@ -187,31 +189,22 @@ func checkIdentity(res *resource.Resource, obj runtime.Object, ns, name string) 
 	return nil
 }
 
-// compareStored compares two stored forms of an object: same when they
-// differ at most in metadata.resourceVersion and key order, specChanged
-// when anything outside metadata and status differs (the change that
-// bumps metadata.generation) — status included when statusIsSpec, for a
+// specChanged reports whether two stored forms of an object differ
+// outside metadata and status — status included when statusIsSpec, for a
 // resource without a status subresource, as kube's custom resource
-// strategy counts it. Each form is decoded once.
-func compareStored(a, b []byte, statusIsSpec bool) (same, specChanged bool) {
+// strategy counts it: the change that bumps metadata.generation. Each
+// form is decoded once; forms that do not decode count as changed.
+func specChanged(a, b []byte, statusIsSpec bool) bool {
 	ma, errA := codec.ContentMap(a)
 	mb, errB := codec.ContentMap(b)
 	if errA != nil || errB != nil {
-		return false, true
+		return true
 	}
-	mdA, _ := ma["metadata"].(map[string]any)
-	mdB, _ := mb["metadata"].(map[string]any)
 	delete(ma, "metadata")
 	delete(mb, "metadata")
-	var statusA, statusB any
 	if !statusIsSpec {
-		statusA, statusB = ma["status"], mb["status"]
 		delete(ma, "status")
 		delete(mb, "status")
 	}
-	specChanged = !reflect.DeepEqual(ma, mb)
-	delete(mdA, "resourceVersion")
-	delete(mdB, "resourceVersion")
-	same = !specChanged && reflect.DeepEqual(mdA, mdB) && reflect.DeepEqual(statusA, statusB)
-	return same, specChanged
+	return !reflect.DeepEqual(ma, mb)
 }
