@@ -2,3 +2,6 @@ package raftstore
 
 // LeaderGets is how many reads s asked the leader to answer.
 func (s *Store) LeaderGets() uint64 { return s.leaderGets.Load() }
+
+// Restamped is how many forwarded writes s stamped itself.
+func (s *Store) Restamped() uint64 { return s.restamped.Load() }

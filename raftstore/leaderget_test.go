@@ -110,3 +110,54 @@ func TestFollowerAnswersItsOwnWrites(t *testing.T) {
 	}
 	t.Fatal("the follower applied every write before it was read; its own copies were never used")
 }
+
+// TestForwardedWritesAreStampedByTheFollower: the leader leaves out of
+// its answer to a forwarded create or update the object it stored, and
+// the follower returns the very bytes the leader stored, stamped by
+// itself. A delete's answer still carries the deleted object, and a
+// rejected write still fails as the leader decided.
+func TestForwardedWritesAreStampedByTheFollower(t *testing.T) {
+	t.Parallel()
+	c := storetest.NewCluster(t, 3)
+	ctx := storetest.Context(t)
+	leader, follower := c.Leader(), c.Follower()
+	stored := func(key string) raftstore.Object {
+		t.Helper()
+		o, err := leader.Get(ctx, key, raftstore.ReadOptions{Consistency: raftstore.MostRecent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	const key = "/stamped/a"
+	created, err := follower.Create(ctx, key, []byte(`{"kind":"K", "metadata":{"name":"a"}, "data":{"k":"v"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := stored(key); string(created.Data) != string(want.Data) || created.Rev != want.Rev {
+		t.Fatalf("create through a follower answered %d %s; the leader stored %d %s", created.Rev, created.Data, want.Rev, want.Data)
+	}
+	updated, err := follower.Update(ctx, key, []byte(`{"kind":"K","metadata":{"resourceVersion":"1","name":"a"},"data":{"k":"w"}}`), raftstore.Preconditions{ResourceVersion: created.Rev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := stored(key); string(updated.Data) != string(want.Data) || updated.Rev != want.Rev {
+		t.Fatalf("update through a follower answered %d %s; the leader stored %d %s", updated.Rev, updated.Data, want.Rev, want.Data)
+	}
+	if n := follower.Restamped(); n != 2 {
+		t.Fatalf("the follower stamped %d of its 2 writes itself, want both", n)
+	}
+	if _, err := follower.Create(ctx, key, []byte(`{}`)); !raftstore.IsAlreadyExists(err) {
+		t.Fatalf("second create through a follower: %v, want AlreadyExists", err)
+	}
+	deleted, err := follower.Delete(ctx, key, raftstore.Preconditions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"kind":"K","metadata":{"resourceVersion":"` + fmt.Sprint(deleted.Rev) + `","name":"a"},"data":{"k":"w"}}`; string(deleted.Data) != want {
+		t.Fatalf("delete through a follower answered %s, want %s", deleted.Data, want)
+	}
+	if n := follower.Restamped(); n != 2 {
+		t.Fatalf("the follower stamped %d writes, want only its create and update", n)
+	}
+}

@@ -47,6 +47,13 @@ func (s *Store) write(ctx context.Context, cmd *fsm.Command) (Object, error) {
 	if res.Err != nil {
 		return Object{}, fromRejection(res.Err)
 	}
+	if res.Object == nil && stampsObject(cmd.Type) {
+		// Forwarded, and the leader left out what it stored (omitStamped).
+		if res.Object, err = fsm.StampResourceVersion(cmd.Object, res.Rev); err != nil {
+			return Object{}, &Error{Code: ErrCodeUnknownOutcome, Key: cmd.Key, Msg: "committed object not restamped", Err: err}
+		}
+		s.restamped.Add(1)
+	}
 	obj := Object{Key: cmd.Key, Rev: res.Rev, Data: res.Object}
 	s.rememberOwn(cmd.Type, obj)
 	return obj, nil
@@ -154,7 +161,7 @@ func (s *Store) forward(ctx context.Context, data []byte) (*fsm.Result, error) {
 	if addr == "" {
 		return nil, &Error{Code: ErrCodeUnavailable, Msg: "no leader", Err: errNotLeader}
 	}
-	reply, sent, err := s.peers.call(ctx, string(addr), rpcApply, data)
+	reply, sent, err := s.peers.call(ctx, string(addr), rpcApply+"?"+omitStamped, data)
 	if err != nil {
 		if !sent {
 			return nil, &Error{Code: ErrCodeUnavailable, Msg: "leader unreachable", Err: errNotLeader}

@@ -53,12 +53,15 @@ type Store struct {
 	// leaderGets counts the reads this node asked the leader to answer
 	// (see getFromLeader).
 	leaderGets atomic.Uint64
-	observer   atomic.Pointer[observerBox] // see SetObserver
-	closed     atomic.Bool
-	stopCh     chan struct{}
-	wg         sync.WaitGroup
-	closeOnce  sync.Once
-	closeErr   error
+	// restamped counts the forwarded writes whose stored object this
+	// node stamped itself (omitStamped).
+	restamped atomic.Uint64
+	observer  atomic.Pointer[observerBox] // see SetObserver
+	closed    atomic.Bool
+	stopCh    chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open starts a node: it opens or creates the data directory, starts the
