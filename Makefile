@@ -117,7 +117,7 @@ chaos-short: build build-chaos
 FUZZTIME        ?= 10s
 FUZZ_SHORT_TIME ?= 10s
 FUZZ_MINIMIZE   ?= 60s
-FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzStampResourceVersion:./fsm FuzzEqualButResourceVersion:./fsm FuzzDecodeContinue:./raftstore \
+FUZZ_TARGETS := FuzzDecodeCommand:./fsm FuzzCommandRoundTrip:./fsm FuzzStampResourceVersion:./fsm FuzzEqualButResourceVersion:./fsm FuzzValidJSON:./fsm FuzzDecodeContinue:./raftstore \
 	FuzzParseToken:./pki FuzzApplyPatch:./api/registry FuzzCustomResourceBody:./api/apiextensions \
 	FuzzDeclarativeRoundTrip:./api/apiextensions/declarative \
 	FuzzVerifyToken:./api/serviceaccount \

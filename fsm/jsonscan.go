@@ -93,14 +93,25 @@ func skipSpace(data []byte, i int) int {
 }
 
 // skipString returns the offset just past the string that starts at
-// data[i] (its opening quote).
+// data[i] (its opening quote). It jumps from quote to quote
+// (bytes.IndexByte): a quote ends the string when an even number of
+// backslashes stands right before it, each pair an escaped backslash, as
+// in any valid string. The objects the API stores hold long strings (a
+// ConfigMap's values), which this crosses at memory speed.
 func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	start := i + 1
+	for j := start; j < len(data); j++ {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			break
+		}
+		j += q
+		backslashes := 0
+		for k := j - 1; k >= start && data[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return j + 1
 		}
 	}
 	return len(data)

@@ -19,7 +19,7 @@ import (
 // A member that appears more than once counts by its last occurrence, as
 // encoding/json decodes it; keys are compared after unescaping.
 func StampResourceVersion(obj []byte, rev uint64) ([]byte, error) {
-	if !json.Valid(obj) {
+	if !validJSON(obj) {
 		return nil, errors.New("invalid JSON")
 	}
 	top, err := scanObject(obj, skipSpace(obj, 0))

@@ -18,7 +18,8 @@ import (
 // duplicated.
 func FuzzStampResourceVersion(f *testing.F) {
 	for _, s := range []string{`{}`, `{"metadata":null}`, `{"metadata":{"name":"n","resourceVersion":"3"},"x":[1,{"a":"}"}]}`,
-		` { "metad\u0061ta" : { } } `, `{"metadata":{},"metadata":{"resourceVersion":1}}`, `{"metadata":1}`, `[]`, `{"a":"\\"}`} {
+		` { "metad\u0061ta" : { } } `, `{"metadata":{},"metadata":{"resourceVersion":1}}`, `{"metadata":1}`, `[]`, `{"a":"\\"}`,
+		`{"a\\\"b":"x\\\\\"y\\\\","metadata":{"n\\\\":"\\\"","resourceVersion":"1"}}`} {
 		f.Add([]byte(s), uint64(7))
 	}
 	f.Fuzz(func(t *testing.T, obj []byte, rev uint64) {
