@@ -51,7 +51,7 @@ func holdsItself(obj runtime.Object) bool {
 // namespace is created on the spot, unless the write is a dry run (which
 // writes nothing and takes it as existing, as it will).
 func (r *Registry) admitNamespace(ctx context.Context, res *resource.Resource, ns, name string, dryRun bool) error {
-	data, err := r.getNamespace(ctx, ns)
+	obj, err := r.getNamespace(ctx, ns)
 	if IsNotFound(err) && isSystemNamespace(ns) {
 		if dryRun {
 			return nil
@@ -66,11 +66,11 @@ func (r *Registry) admitNamespace(ctx context.Context, res *resource.Resource, n
 	if err != nil {
 		return storeError(err, res, name)
 	}
-	var n corev1.Namespace
-	if err := json.Unmarshal(data, &n); err != nil {
+	terminating, err := r.namespaces.terminating(ns, obj)
+	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	if n.DeletionTimestamp != nil || n.Status.Phase == corev1.NamespaceTerminating {
+	if terminating {
 		return builtin.NamespaceTerminatingError(res.GroupResource(), name, ns)
 	}
 	return nil
@@ -78,12 +78,12 @@ func (r *Registry) admitNamespace(ctx context.Context, res *resource.Resource, n
 
 // getNamespace reads a namespace, locally first and then at the newest
 // revision, so that a namespace created through another node is found.
-func (r *Registry) getNamespace(ctx context.Context, ns string) ([]byte, error) {
+func (r *Registry) getNamespace(ctx context.Context, ns string) (Object, error) {
 	obj, err := r.storage.Get(ctx, NamespaceKey(ns), ReadOptions{Consistency: Any})
 	if IsNotFound(err) {
 		obj, err = r.storage.Get(ctx, NamespaceKey(ns), ReadOptions{Consistency: MostRecent})
 	}
-	return obj.Data, err
+	return obj, err
 }
 
 // EnsureNamespace creates namespace ns, as the system namespaces are

@@ -34,6 +34,8 @@ type Registry struct {
 	codecs    atomic.Pointer[codec.Codecs]
 	opts      Options
 	fields    *fieldManagers
+	// namespaces is what admission last read of each namespace.
+	namespaces namespaceStates
 
 	mu     sync.Mutex
 	stores map[storeKey]*Store
