@@ -49,6 +49,11 @@ func (t *txn) lookup(key string) (obj []byte, rev uint64, ok bool) {
 	return clone(obj), rev, true
 }
 
+// exists reports whether key has a current object, without copying it.
+func (t *txn) exists(key string) bool {
+	return t.current.Get([]byte(key)) != nil
+}
+
 // record stores the change in the current state and the history.
 func (t *txn) record(e *Event) {
 	var err error
@@ -72,7 +77,7 @@ func applyCreate(t *txn, index uint64, c *Command) (*Result, *Event) {
 	if !validKey(c.Key) {
 		return reject(index, rejectf(CodeInvalid, c.Key, "invalid storage key"))
 	}
-	if _, _, ok := t.lookup(c.Key); ok {
+	if t.exists(c.Key) {
 		return reject(index, rejectf(CodeAlreadyExists, c.Key, "key already exists"))
 	}
 	obj, err := StampResourceVersion(c.Object, index)
