@@ -24,6 +24,10 @@ type object struct {
 	open    int
 	members []member
 	data    []byte
+	// buf holds the members of an object of up to eight, as an API
+	// object's top level and metadata usually are, in the object's own
+	// allocation.
+	buf [8]member
 }
 
 // last returns the last member whose unescaped key is name.
@@ -61,6 +65,7 @@ func scanObject(data []byte, i int) (*object, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	o := &object{open: i, data: data}
+	o.members = o.buf[:0]
 	i = skipSpace(data, i+1)
 	for i < len(data) && data[i] != '}' {
 		var m member
