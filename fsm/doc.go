@@ -26,7 +26,11 @@
 //
 // Stamping the resourceVersion rewrites only that value in the object's
 // bytes (StampResourceVersion): the object is not decoded on the apply
-// path, which runs once per write on every node.
+// path, which runs once per write on every node. The object is validated
+// by validJSON, one pass that gives encoding/json.Valid's answer on every
+// input (FuzzValidJSON holds it to that) at a third of its cost: whether
+// an entry is applied or rejected must not depend on the release that
+// applies it.
 //
 // The FSM never reads the clock, the network or a random source: everything
 // non-deterministic (UIDs, timestamps, generated names) is decided before a
