@@ -24,6 +24,7 @@ type metrics struct {
 	requestLatency *prometheus.HistogramVec
 	applyLatency   *prometheus.HistogramVec
 	watchEvents    prometheus.Counter
+	watchCatchUps  prometheus.Counter
 	labels         *resourceLabels
 }
 
@@ -65,12 +66,16 @@ func newRequestMetrics() *metrics {
 			Name: "raftapi_watch_events_sent_total",
 			Help: "Watch events (added, modified, deleted, bookmark) delivered by the store to watch streams.",
 		}),
+		watchCatchUps: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "raftapi_watch_catch_ups_total",
+			Help: "Times a watch fell behind its buffer of events and read the events it missed from the history.",
+		}),
 		labels: &resourceLabels{seen: map[resourceKey]bool{}},
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.requestLatency, m.applyLatency, m.watchEvents,
+		m.requests, m.requestLatency, m.applyLatency, m.watchEvents, m.watchCatchUps,
 	)
 	return m
 }
@@ -90,6 +95,9 @@ func (m *metrics) WriteDone(op string, d time.Duration, _ error) {
 
 // WatchEventSent implements raftstore.Observer.
 func (m *metrics) WatchEventSent() { m.watchEvents.Inc() }
+
+// WatchCaughtUp implements raftstore.Observer.
+func (m *metrics) WatchCaughtUp() { m.watchCatchUps.Inc() }
 
 // instrument counts and times every request h serves. A request is
 // recorded when h returns, so a WATCH is timed over its whole stream.

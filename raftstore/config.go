@@ -81,7 +81,8 @@ type Config struct {
 	// read, including waiting for a leader to be known. Default 5s.
 	ReadIndexTimeout time.Duration
 	// WatchBuffer is the number of events a watcher may lag behind before
-	// it is cut off. Default 1024.
+	// it stops being offered events and catches up from the history
+	// instead (see Watch). Default 1024.
 	WatchBuffer int
 
 	// HeartbeatTimeout, ElectionTimeout and LeaderLeaseTimeout tune raft;

@@ -5,3 +5,9 @@ func (s *Store) LeaderGets() uint64 { return s.leaderGets.Load() }
 
 // Restamped is how many forwarded writes s stamped itself.
 func (s *Store) Restamped() uint64 { return s.restamped.Load() }
+
+// OutBuffer is how many events a watch hands its reader ahead.
+const OutBuffer = outBuffer
+
+// ReplayChunk is how many events a watch reads from the history at once.
+const ReplayChunk = replayChunk

@@ -8,16 +8,20 @@ import (
 
 // hub fans committed events out to watchers. It is the FSM's listener (via
 // Store): Committed runs on the apply path, so it only offers each event to
-// each interested watcher's bounded queue and never waits; a watcher whose
-// queue is full is cut off.
+// each interested watcher's bounded queue and never waits. A watcher whose
+// queue is full falls behind, as etcd's slow watchers do: it is offered
+// nothing more until it has delivered its queue and read the events it
+// missed from the history (Watch.catchUp), then it rejoins.
 type hub struct {
-	mu        sync.Mutex
-	watchers  map[*Watch]struct{}
+	mu       sync.Mutex
+	watchers map[*Watch]struct{}
+	// behind are the open watchers that are not offered events.
+	behind    map[*Watch]struct{}
 	published uint64 // applied index of the last batch offered
 }
 
 func newHub(applied uint64) *hub {
-	return &hub{watchers: map[*Watch]struct{}{}, published: applied}
+	return &hub{watchers: map[*Watch]struct{}{}, behind: map[*Watch]struct{}{}, published: applied}
 }
 
 // committed offers a batch to every watcher.
@@ -28,7 +32,7 @@ func (h *hub) committed(applied uint64, events []fsm.Event) {
 		e := &events[i]
 		for w := range h.watchers {
 			if w.interested(e.Key) && !w.offer(item{event: e}) {
-				h.removeLocked(w, nil)
+				h.fallBehindLocked(w)
 			}
 		}
 	}
@@ -54,6 +58,33 @@ func (h *hub) endAllLocked(reason error) {
 	for w := range h.watchers {
 		h.removeLocked(w, reason)
 	}
+	for w := range h.behind {
+		h.removeLocked(w, reason)
+	}
+}
+
+// fallBehindLocked stops offering events to w, whose queue is full, and
+// tells it so.
+func (h *hub) fallBehindLocked(w *Watch) {
+	delete(h.watchers, w)
+	h.behind[w] = struct{}{}
+	select {
+	case w.lagged <- struct{}{}:
+	default:
+	}
+}
+
+// rejoin offers events to w again, which fell behind, and returns the
+// applied index it starts after, as add does. false: w has ended.
+func (h *hub) rejoin(w *Watch) (uint64, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.behind[w]; !ok {
+		return 0, false
+	}
+	delete(h.behind, w)
+	h.watchers[w] = struct{}{}
+	return h.published, true
 }
 
 // add registers w and returns the applied index it starts after: every
@@ -71,12 +102,15 @@ func (h *hub) remove(w *Watch) {
 	h.removeLocked(w, nil)
 }
 
-// removeLocked closes w's queue, recording why (nil: cut off or stopped).
+// removeLocked closes w's queue, recording why (nil: stopped).
 func (h *hub) removeLocked(w *Watch, reason error) {
-	if _, ok := h.watchers[w]; !ok {
+	_, live := h.watchers[w]
+	_, behind := h.behind[w]
+	if !live && !behind {
 		return
 	}
 	delete(h.watchers, w)
+	delete(h.behind, w)
 	w.closeReason = reason
 	close(w.queue)
 }
@@ -87,7 +121,7 @@ func (h *hub) progress(w *Watch) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.watchers[w]; ok && !w.offer(item{bookmark: h.published}) {
-		h.removeLocked(w, nil)
+		h.fallBehindLocked(w)
 	}
 }
 
@@ -95,5 +129,5 @@ func (h *hub) progress(w *Watch) {
 func (h *hub) count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.watchers)
+	return len(h.watchers) + len(h.behind)
 }

@@ -11,8 +11,10 @@ import (
 // store calls it from the goroutines doing the work: WriteDone from every
 // Create, Update and Delete caller once its outcome is known, WatchEventSent
 // from every watch's goroutine each time it hands a non-error event
-// (Added, Modified, Deleted, Bookmark) to its reader. Calls run
-// concurrently with each other and must return quickly without blocking.
+// (Added, Modified, Deleted, Bookmark) to its reader, WatchCaughtUp from a
+// watch's goroutine each time it starts reading what it missed after
+// falling behind. Calls run concurrently with each other and must return
+// quickly without blocking.
 type Observer interface {
 	// WriteDone reports one write: op is "create", "update" or "delete",
 	// d the time from the call to its result, err its error (nil on
@@ -20,6 +22,9 @@ type Observer interface {
 	WriteDone(op string, d time.Duration, err error)
 	// WatchEventSent reports one event delivered to a watch's reader.
 	WatchEventSent()
+	// WatchCaughtUp reports a watch that fell WatchBuffer events behind
+	// and reads the events it missed from the history.
+	WatchCaughtUp()
 }
 
 // observerBox lets an interface value live in an atomic.Pointer.
@@ -63,6 +68,13 @@ func (s *Store) watchEventSent(t WatchEventType) {
 	}
 	if o := s.loadObserver(); o != nil {
 		o.WatchEventSent()
+	}
+}
+
+// watchCaughtUp reports a watch catching up to the observer.
+func (s *Store) watchCaughtUp() {
+	if o := s.loadObserver(); o != nil {
+		o.WatchCaughtUp()
 	}
 }
 

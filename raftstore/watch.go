@@ -17,16 +17,19 @@ type item struct {
 
 // Watch is one open watch. Its events arrive on ResultChan in revision
 // order, without gaps or duplicates; the channel closes when the watch ends
-// (Stop, context cancelled, cut off for falling behind, or after a
-// WatchError event).
+// (Stop, context cancelled, or after a WatchError event). A watch whose
+// reader falls WatchBuffer events behind reads what it missed from the
+// history and goes on; it ends with ErrCodeExpired only if the history it
+// needs has been compacted meanwhile.
 type Watch struct {
 	store     *Store
 	key       string
 	recursive bool
 	pred      Predicate
 
-	queue       chan item // filled by the hub, closed when it drops us
-	closeReason error     // set by the hub before closing queue
+	queue       chan item     // filled by the hub, closed when it drops us
+	closeReason error         // set by the hub before closing queue
+	lagged      chan struct{} // signalled when the hub stops filling queue (see hub.fallBehindLocked)
 	out         chan WatchEvent
 	stop        chan struct{}
 	stopOnce    sync.Once
@@ -46,7 +49,8 @@ func (s *Store) Watch(ctx context.Context, key string, opts WatchOptions) (*Watc
 		recursive: opts.Recursive,
 		pred:      opts.Predicate,
 		queue:     make(chan item, s.cfg.WatchBuffer),
-		out:       make(chan WatchEvent),
+		lagged:    make(chan struct{}, 1),
+		out:       make(chan WatchEvent, outBuffer),
 		stop:      make(chan struct{}),
 	}
 	s.ownState()
@@ -63,6 +67,10 @@ func (s *Store) Watch(ctx context.Context, key string, opts WatchOptions) (*Watc
 	go w.run(ctx, from, replay)
 	return w, nil
 }
+
+// outBuffer is how many events a watch hands its reader ahead: a reader
+// that writes events to a connection takes several per wake-up.
+const outBuffer = 32
 
 // ResultChan returns the event channel.
 func (w *Watch) ResultChan() <-chan WatchEvent { return w.out }
@@ -109,13 +117,12 @@ func (w *Watch) run(ctx context.Context, from uint64, replay bool) {
 	for {
 		select {
 		case it, ok := <-w.queue:
-			if !ok {
-				if w.closeReason != nil {
-					w.send(WatchEvent{Type: WatchError, Err: w.closeReason})
-				}
+			// What else is queued goes out without a select per item.
+			if !w.take(it, ok) || !w.takeQueued(queuedBurst) {
 				return
 			}
-			if !w.deliver(it) {
+		case <-w.lagged:
+			if !w.catchUp() {
 				return
 			}
 		case <-ctx.Done():
@@ -124,6 +131,59 @@ func (w *Watch) run(ctx context.Context, from uint64, replay bool) {
 			return
 		}
 	}
+}
+
+// take delivers an item received from the queue; ok false means the hub
+// ended the watch, and the reason, if any, is sent as a WatchError.
+func (w *Watch) take(it item, ok bool) bool {
+	if !ok {
+		if w.closeReason != nil {
+			w.send(WatchEvent{Type: WatchError, Err: w.closeReason})
+		}
+		return false
+	}
+	return w.deliver(it)
+}
+
+// queuedBurst is how many queued items a watch delivers after one wake-up
+// before it checks whether it was stopped.
+const queuedBurst = 64
+
+// takeQueued delivers up to n items already queued, without waiting.
+func (w *Watch) takeQueued(n int) bool {
+	for range n {
+		select {
+		case it, ok := <-w.queue:
+			if !w.take(it, ok) {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// catchUp brings a watch that fell behind up to date: it delivers what
+// its queue holds (the events before the first one it missed), rejoins
+// the hub and replays the history after its last event, as a watch from
+// a revision starts. Whatever the hub queues from then on that the
+// replay covered is skipped by deliver. A watch that falls behind during
+// the replay is signalled again and catches up once more.
+func (w *Watch) catchUp() bool {
+	// The hub adds nothing while the watch is behind: this empties it.
+	if !w.takeQueued(cap(w.queue)) {
+		return false
+	}
+	if _, ok := w.store.hub.rejoin(w); !ok {
+		return true // ended: the closed queue says why
+	}
+	w.store.watchCaughtUp()
+	if err := w.replay(w.last); err != nil {
+		w.send(WatchEvent{Type: WatchError, Rev: w.last, Err: err})
+		return false
+	}
+	return true
 }
 
 // deliver sends one queued item unless it was already covered by replay.
@@ -177,12 +237,16 @@ func (w *Watch) transition(e *fsm.Event) (WatchEventType, bool) {
 
 func (w *Watch) send(ev WatchEvent) bool {
 	select {
-	case w.out <- ev:
-		w.store.watchEventSent(ev.Type)
-		return true
-	case <-w.stop:
-		return false
+	case w.out <- ev: // the reader's channel has room: no need to wait
+	default:
+		select {
+		case w.out <- ev:
+		case <-w.stop:
+			return false
+		}
 	}
+	w.store.watchEventSent(ev.Type)
+	return true
 }
 
 const replayChunk = 512
