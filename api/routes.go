@@ -57,7 +57,7 @@ func (s *Server) scope(res *resource.Resource, sub *resource.Subresource) *handl
 		}
 	}
 	return &handlers.Scope{Store: store, Resource: served, Codecs: s.registry.Codecs(), Now: s.opts.Now, BookmarkInterval: s.opts.BookmarkInterval,
-		WatchWriteTimeout: s.opts.WatchWriteTimeout, Stopping: s.opts.Stopping}
+		WatchWriteTimeout: s.opts.WatchWriteTimeout, Streams: &s.watchStreams, Stopping: s.opts.Stopping}
 }
 
 // route binds one path and method to h when the resource serves verb.

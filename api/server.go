@@ -88,6 +88,8 @@ type Server struct {
 	rbacPolicy *rbacpolicy.Controller
 	rbacAggr   *rbacpolicy.Aggregator
 	sa         serviceAccounts
+	// watchStreams counts the open watch streams of every resource.
+	watchStreams handlers.WatchStreams
 
 	mu     sync.Mutex // serialises route rebuilds
 	router atomic.Pointer[mux.Router]

@@ -30,6 +30,9 @@ type Scope struct {
 	// watcher that stops reading is dropped, connection and all, once a
 	// write has waited that long. Zero means DefaultWatchWriteTimeout.
 	WatchWriteTimeout time.Duration
+	// Streams, if set, counts the server's open watch streams (shared by
+	// every scope of the server).
+	Streams *WatchStreams
 	// Stopping, if set, ends when the server begins to stop: every open
 	// watch then ends as its timeout would end it, and its client
 	// resumes elsewhere, rather than holding the server's shutdown.

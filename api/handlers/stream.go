@@ -15,8 +15,13 @@ import (
 	"github.com/raftapi/raftapi/api/handlers/negotiation"
 )
 
-// stream writes watch events, flushed one by one: JSON lines of
-// {"type","object"}, or length-prefixed Protobuf WatchEvents. Each write
+// stream writes watch events: JSON lines of {"type","object"}, or
+// length-prefixed Protobuf WatchEvents. Events are gathered in pending
+// and handed to the ResponseWriter in one write per flush (or once
+// pending holds pendingWriteSize bytes): HTTP/2 passes a handler's
+// output to the connection in 4 KiB chunks, each a round trip to the
+// connection's goroutine, unless one write hands it more, and the write
+// deadline is set once per write instead of once per event. Each write
 // and its flush must finish within writeTimeout (see deadline).
 type stream struct {
 	enc     encoder
@@ -27,9 +32,17 @@ type stream struct {
 	// columnsSent is set once a Table event carried the column
 	// definitions; later ones leave them out.
 	columnsSent bool
-	// buf is reused for each JSON event line.
-	buf []byte
+	// pending holds the events written since the last write to w.
+	pending []byte
 }
+
+// pendingWriteSize is how many bytes of events the stream gathers
+// before it writes them to the ResponseWriter without waiting for the
+// flush; pendingKeepSize the largest buffer kept for the next events.
+const (
+	pendingWriteSize = 64 << 10
+	pendingKeepSize  = 256 << 10
+)
 
 func (s *Scope) newStream(w http.ResponseWriter, out negotiation.Output) *stream {
 	ct := codec.MediaJSON
@@ -118,54 +131,67 @@ func (s *stream) sendStatus(st *metav1.Status) bool {
 	return s.write("ERROR", raw) && s.flush()
 }
 
-// write writes one event without flushing it: the caller flushes once
-// it has no more events at hand (see flush), so a busy stream sends many
-// events per write to the connection instead of one each.
+// write adds one event to pending without sending it: the caller
+// flushes once it has no more events at hand (see flush), so a busy
+// stream sends many events per write to the connection instead of one
+// each.
 func (s *stream) write(typ string, obj []byte) bool {
+	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
+		if err := s.appendProtobuf(typ, obj); err != nil {
+			return false
+		}
+	} else {
+		s.appendJSON(typ, obj)
+	}
+	return len(s.pending) < pendingWriteSize || s.writePending()
+}
+
+// appendJSON adds one {"type","object"} line. obj is JSON the server
+// encoded (stored objects are validated when written), so it is copied
+// as it is rather than re-scanned by an encoder.
+func (s *stream) appendJSON(typ string, obj []byte) {
+	s.pending = append(s.pending, `{"type":"`...)
+	s.pending = append(s.pending, typ...)
+	s.pending = append(s.pending, `","object":`...)
+	s.pending = append(s.pending, obj...)
+	s.pending = append(s.pending, "}\n"...)
+}
+
+// writePending hands pending to the ResponseWriter, within writeTimeout.
+func (s *stream) writePending() bool {
+	if len(s.pending) == 0 {
+		return true
+	}
 	s.arm()
 	defer s.disarm()
-	var err error
-	if s.out.Enc == negotiation.Protobuf && s.out.View == negotiation.ViewObject {
-		err = s.writeProtobuf(typ, obj)
+	_, err := s.w.Write(s.pending)
+	if cap(s.pending) > pendingKeepSize {
+		s.pending = nil
 	} else {
-		err = s.writeJSON(typ, obj)
+		s.pending = s.pending[:0]
 	}
 	return err == nil
 }
 
-// writeJSON writes one {"type","object"} line. obj is JSON the server
-// encoded (stored objects are validated when written), so it is copied
-// as it is rather than re-scanned by an encoder.
-func (s *stream) writeJSON(typ string, obj []byte) error {
-	s.buf = append(s.buf[:0], `{"type":"`...)
-	s.buf = append(s.buf, typ...)
-	s.buf = append(s.buf, `","object":`...)
-	s.buf = append(s.buf, obj...)
-	s.buf = append(s.buf, "}\n"...)
-	_, err := s.w.Write(s.buf)
-	return err
-}
-
 // flush sends what was written to the client, within writeTimeout.
 func (s *stream) flush() bool {
+	if !s.writePending() {
+		return false
+	}
 	s.arm()
 	defer s.disarm()
 	err := s.rc.Flush()
 	return err == nil || errors.Is(err, http.ErrNotSupported)
 }
 
-// writeProtobuf writes one length-prefixed WatchEvent frame.
-func (s *stream) writeProtobuf(typ string, obj []byte) error {
+// appendProtobuf adds one length-prefixed WatchEvent frame.
+func (s *stream) appendProtobuf(typ string, obj []byte) error {
 	var buf bytes.Buffer
 	ev := &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: obj}}
 	if err := s.enc.codecs.ProtoRaw.Encode(ev, &buf); err != nil {
 		return err
 	}
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(buf.Len()))
-	if _, err := s.w.Write(n[:]); err != nil {
-		return err
-	}
-	_, err := s.w.Write(buf.Bytes())
-	return err
+	s.pending = binary.BigEndian.AppendUint32(s.pending, uint32(buf.Len()))
+	s.pending = append(s.pending, buf.Bytes()...)
+	return nil
 }

@@ -60,11 +60,12 @@ func (s *Scope) watch(w http.ResponseWriter, r *http.Request, q *query, ns strin
 }
 
 // pump copies store events to the stream until the watch or request ends.
-// A busy stream is flushed at most once per flushInterval: events that
-// come sooner after a flush are written at once and sent with the next
-// flush, when the interval is up, so a watch of many events costs the
-// server a write to the connection per few events rather than one each.
-// An event after a quiet spell is flushed at once.
+// A busy stream is flushed at most once per flush interval (see
+// WatchStreams): events that come sooner after a flush are written at
+// once and sent with the next flush, when the interval is up, so a watch
+// of many events costs the server a write to the connection per few
+// events rather than one each. An event after a quiet spell is flushed
+// at once.
 func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookmarks bool) {
 	var tick <-chan time.Time
 	if bookmarks {
@@ -72,8 +73,12 @@ func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookm
 		defer t.Stop()
 		tick = t.C
 	}
-	f := flusher{st: st}
+	defer s.Streams.opened()()
+	f := flusher{st: st, streams: s.Streams}
 	defer f.stop()
+	// Events written but not yet due for a flush still go out: the
+	// server flushes the response after the handler returns.
+	defer st.writePending()
 	for {
 		select {
 		case <-ctx.Done():
@@ -92,16 +97,13 @@ func (s *Scope) pump(ctx context.Context, st *stream, sw registry.Watcher, bookm
 	}
 }
 
-// flushInterval is the shortest time between two flushes of a busy watch:
-// the most an event waits in the stream for company.
-const flushInterval = 5 * time.Millisecond
-
 // flusher decides when a watch stream's written events are flushed.
 type flusher struct {
-	st    *stream
-	last  time.Time        // the last flush
-	timer *time.Timer      // set while due is armed
-	due   <-chan time.Time // fires when written events are to be flushed; nil when none wait
+	st      *stream
+	streams *WatchStreams    // sets the interval between flushes
+	last    time.Time        // the last flush
+	timer   *time.Timer      // set while due is armed
+	due     <-chan time.Time // fires when written events are to be flushed; nil when none wait
 }
 
 // written flushes the events just written when the last flush is at least
@@ -110,7 +112,7 @@ func (f *flusher) written() bool {
 	if f.due != nil {
 		return true // a flush is already due
 	}
-	wait := flushInterval - time.Since(f.last)
+	wait := f.streams.flushInterval() - time.Since(f.last)
 	if wait <= 0 {
 		return f.flush()
 	}

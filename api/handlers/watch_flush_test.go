@@ -39,10 +39,40 @@ func TestWatchFlushCoalescing(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the due flush never came")
 	}
-	if waited := time.Since(start); waited > flushInterval+time.Second {
+	if waited := time.Since(start); waited > minFlushInterval+time.Second {
 		t.Errorf("the due flush came after %v", waited)
 	}
 	if !f.flush() || w.flushes != 2 || f.due != nil {
 		t.Fatalf("due flush: %d flushes, due armed %v; want 2 and none", w.flushes, f.due != nil)
+	}
+}
+
+// The more watch streams a server has open, the longer a busy stream
+// gathers events before a flush, between the minimum and the maximum.
+func TestWatchFlushIntervalGrowsWithStreams(t *testing.T) {
+	var nilStreams *WatchStreams
+	if d := nilStreams.flushInterval(); d != minFlushInterval {
+		t.Errorf("no counter: %v, want %v", d, minFlushInterval)
+	}
+	var ws WatchStreams
+	var closers []func()
+	for n, want := range map[int]time.Duration{1: minFlushInterval, streamsPerStep: minFlushInterval,
+		2 * streamsPerStep: 2 * minFlushInterval, 100 * streamsPerStep: maxFlushInterval} {
+		for len(closers) < n {
+			closers = append(closers, ws.opened())
+		}
+		for len(closers) > n {
+			closers[len(closers)-1]()
+			closers = closers[:len(closers)-1]
+		}
+		if d := ws.flushInterval(); d != want {
+			t.Errorf("%d streams: %v, want %v", n, d, want)
+		}
+	}
+	for _, c := range closers {
+		c()
+	}
+	if d := ws.flushInterval(); d != minFlushInterval || ws.open.Load() != 0 {
+		t.Errorf("all closed: %v with %d open, want %v with none", d, ws.open.Load(), minFlushInterval)
 	}
 }
