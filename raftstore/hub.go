@@ -74,17 +74,17 @@ func (h *hub) fallBehindLocked(w *Watch) {
 	}
 }
 
-// rejoin offers events to w again, which fell behind, and returns the
-// applied index it starts after, as add does. false: w has ended.
-func (h *hub) rejoin(w *Watch) (uint64, bool) {
+// rejoin offers events to w again, which fell behind: every event
+// committed from now on. false: w has ended.
+func (h *hub) rejoin(w *Watch) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.behind[w]; !ok {
-		return 0, false
+		return false
 	}
 	delete(h.behind, w)
 	h.watchers[w] = struct{}{}
-	return h.published, true
+	return true
 }
 
 // add registers w and returns the applied index it starts after: every

@@ -175,7 +175,7 @@ func (w *Watch) catchUp() bool {
 	if !w.takeQueued(cap(w.queue)) {
 		return false
 	}
-	if _, ok := w.store.hub.rejoin(w); !ok {
+	if !w.store.hub.rejoin(w) {
 		return true // ended: the closed queue says why
 	}
 	w.store.watchCaughtUp()

@@ -21,13 +21,9 @@ const catchUpBuffer = 4
 func TestWatchThatFallsBehindCatchesUp(t *testing.T) {
 	c := storetest.NewCluster(t, 3, func(cfg *raftstore.Config) { cfg.WatchBuffer = catchUpBuffer })
 	ctx := faultStepContext(t, 2*time.Minute)
-	leader := c.Leader()
-	var follower *raftstore.Store
-	for _, s := range c.Stores() {
-		if s != leader {
-			follower = s
-		}
-	}
+	leader, follower := c.Leader(), c.Follower()
+	counts := &countingObserver{}
+	follower.SetObserver(counts)
 	w, err := follower.Watch(ctx, "/catchup/", raftstore.WatchOptions{Recursive: true})
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +44,9 @@ func TestWatchThatFallsBehindCatchesUp(t *testing.T) {
 	// while nothing reads.
 	write(200)
 	checkWatchDelivers(t, w, want)
+	if counts.catchUps.Load() == 0 {
+		t.Fatal("the watch delivered every event without falling behind: the test did not exercise a catch-up")
+	}
 	// Live again: later writes arrive as they commit.
 	before := len(want)
 	write(10)
@@ -119,12 +118,13 @@ func TestWatchThatFallsBehindPastCompactionExpires(t *testing.T) {
 	t.Fatalf("watch closed after %d events without an expired error", got)
 }
 
-// countingObserver counts the watch events a store hands to readers.
-type countingObserver struct{ events atomic.Int64 }
+// countingObserver counts the watch events a store hands to readers and
+// its watches' catch-ups.
+type countingObserver struct{ events, catchUps atomic.Int64 }
 
 func (o *countingObserver) WriteDone(string, time.Duration, error) {}
 func (o *countingObserver) WatchEventSent()                        { o.events.Add(1) }
-func (o *countingObserver) WatchCaughtUp()                         {}
+func (o *countingObserver) WatchCaughtUp()                         { o.catchUps.Add(1) }
 
 // checkWatchDelivers fails unless the next changes of w are the creates
 // want, in order, each with the object the write stored.

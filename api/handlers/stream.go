@@ -164,6 +164,27 @@ func (s *stream) writePending() bool {
 	}
 	s.arm()
 	defer s.disarm()
+	return s.writeOut()
+}
+
+// flush sends what was written to the client, within writeTimeout: one
+// deadline covers the pending events' write and the flush.
+func (s *stream) flush() bool {
+	s.arm()
+	defer s.disarm()
+	if !s.writeOut() {
+		return false
+	}
+	err := s.rc.Flush()
+	return err == nil || errors.Is(err, http.ErrNotSupported)
+}
+
+// writeOut writes pending to the ResponseWriter under the deadline the
+// caller armed, and empties it.
+func (s *stream) writeOut() bool {
+	if len(s.pending) == 0 {
+		return true
+	}
 	_, err := s.w.Write(s.pending)
 	if cap(s.pending) > pendingKeepSize {
 		s.pending = nil
@@ -171,17 +192,6 @@ func (s *stream) writePending() bool {
 		s.pending = s.pending[:0]
 	}
 	return err == nil
-}
-
-// flush sends what was written to the client, within writeTimeout.
-func (s *stream) flush() bool {
-	if !s.writePending() {
-		return false
-	}
-	s.arm()
-	defer s.disarm()
-	err := s.rc.Flush()
-	return err == nil || errors.Is(err, http.ErrNotSupported)
 }
 
 // appendProtobuf adds one length-prefixed WatchEvent frame.

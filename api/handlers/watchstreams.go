@@ -33,7 +33,7 @@ func (ws *WatchStreams) opened() (closed func()) {
 }
 
 // flushInterval is the shortest time between two flushes of a busy stream
-// while n streams are open.
+// with as many streams open as now.
 func (ws *WatchStreams) flushInterval() time.Duration {
 	if ws == nil {
 		return minFlushInterval
