@@ -63,6 +63,16 @@ func (e encoder) encodeObject(out negotiation.Output, data []byte) ([]byte, erro
 
 // writeList writes a list result in the negotiated representation.
 func (e encoder) writeList(w http.ResponseWriter, out negotiation.Output, res *registry.ListResult) {
+	if out.View == negotiation.ViewObject && out.Enc == negotiation.JSON {
+		l, err := e.listJSON(res)
+		if err != nil {
+			WriteStatus(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", out.ContentType())
+		writeListJSON(w, out.Gzip, l)
+		return
+	}
 	body, err := e.encodeList(out, res)
 	if err != nil {
 		WriteStatus(w, err)
@@ -110,61 +120,29 @@ func (e encoder) encodeList(out negotiation.Output, res *registry.ListResult) ([
 		}
 		return e.codecs.Protobuf(l)
 	}
-	items, err := e.rawItems(res)
+	l, err := e.listJSON(res)
 	if err != nil {
 		return nil, err
 	}
-	body, err := rawListJSON(e.res.ListKind, e.res.APIVersion(), lm, items)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
+	body := l.bytes()
 	if out.Enc == negotiation.YAML {
 		return yaml.JSONToYAML(body)
 	}
 	return body, nil
 }
 
-// rawListJSON returns the JSON of a XxxList whose items are the given
-// JSON objects, in one buffer of the exact size: the items are the
-// server's own encodings (stored or converted), copied without the
-// re-scan an encoder gives every json.RawMessage, which for a list of
-// 100,000 objects is most of the cost.
-func rawListJSON(kind, apiVersion string, lm metav1.ListMeta, items []json.RawMessage) ([]byte, error) {
-	head, err := json.Marshal(struct {
-		Kind       string          `json:"kind"`
-		APIVersion string          `json:"apiVersion"`
-		Metadata   metav1.ListMeta `json:"metadata"`
-	}{kind, apiVersion, lm})
+// listJSON returns the JSON list of the result's objects in the served
+// version.
+func (e encoder) listJSON(res *registry.ListResult) (listJSON, error) {
+	items, err := codec.ServedItems(e.res, itemsOf(res))
 	if err != nil {
-		return nil, err
+		return listJSON{}, err
 	}
-	size := len(head) + len(`,"items":[]}`)
-	for _, it := range items {
-		size += len(it) + 1
-	}
-	body := make([]byte, 0, size)
-	body = append(body, head[:len(head)-1]...)
-	body = append(body, `,"items":[`...)
-	for i, it := range items {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, it...)
-	}
-	return append(body, "]}"...), nil
-}
-
-// rawItems returns the JSON of the listed objects in the served version.
-func (e encoder) rawItems(res *registry.ListResult) ([]json.RawMessage, error) {
-	served, err := codec.ServedItems(e.res, itemsOf(res))
+	l, err := newListJSON(e.res.ListKind, e.res.APIVersion(), listMeta(res), items)
 	if err != nil {
-		return nil, err
+		return listJSON{}, apierrors.NewInternalError(err)
 	}
-	items := make([]json.RawMessage, len(served))
-	for i, data := range served {
-		items[i] = data
-	}
-	return items, nil
+	return l, nil
 }
 
 // typedList builds the Go list type of the resource from a list result.

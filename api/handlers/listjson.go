@@ -1,0 +1,120 @@
+package handlers
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// streamBuffer is the buffer a streamed list body is written through
+// when it is not compressed: a few HTTP/2 frames per write.
+const streamBuffer = 64 << 10
+
+// listJSON is the JSON of a XxxList whose items are the server's own
+// encodings of the objects (stored or converted). It is written as its
+// pieces, never re-scanned: an encoder checks every json.RawMessage it
+// copies, which for a list of 100,000 objects is most of the cost.
+type listJSON struct {
+	// head is the list's kind, apiVersion and metadata, without the
+	// closing brace.
+	head  []byte
+	items [][]byte
+}
+
+// newListJSON returns the list of kind and apiVersion holding items.
+func newListJSON(kind, apiVersion string, lm metav1.ListMeta, items [][]byte) (listJSON, error) {
+	head, err := json.Marshal(struct {
+		Kind       string          `json:"kind"`
+		APIVersion string          `json:"apiVersion"`
+		Metadata   metav1.ListMeta `json:"metadata"`
+	}{kind, apiVersion, lm})
+	if err != nil {
+		return listJSON{}, err
+	}
+	return listJSON{head: head[:len(head)-1], items: items}, nil
+}
+
+const (
+	itemsOpen  = `,"items":[`
+	itemsClose = `]}`
+)
+
+// size returns the length of the list's JSON.
+func (l listJSON) size() int {
+	n := len(l.head) + len(itemsOpen) + len(itemsClose)
+	for i, it := range l.items {
+		if i > 0 {
+			n++ // the comma before it
+		}
+		n += len(it)
+	}
+	return n
+}
+
+// bytes returns the list's JSON in one buffer of the exact size.
+func (l listJSON) bytes() []byte {
+	b := make([]byte, 0, l.size())
+	b = append(b, l.head...)
+	b = append(b, itemsOpen...)
+	for i, it := range l.items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, itemsClose...)
+}
+
+// writeTo writes the list's JSON to w piece by piece, stopping at the
+// first error.
+func (l listJSON) writeTo(w io.Writer) error {
+	if _, err := w.Write(l.head); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, itemsOpen); err != nil {
+		return err
+	}
+	comma := []byte{','}
+	for i, it := range l.items {
+		if i > 0 {
+			if _, err := w.Write(comma); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(it); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, itemsClose)
+	return err
+}
+
+// writeListJSON writes a JSON list response. A list smaller than
+// gzipThreshold is written as one body of known length. A larger one is
+// streamed, gzip-encoded when the client accepts it, as kube-apiserver
+// streams its JSON lists: the response starts at once and no copy of the
+// whole body is made (100,000 ConfigMaps of 1 KiB are 143 MB, which cost
+// more to allocate and fill than to send). A write error means the client
+// is gone; nothing more can be told it.
+func writeListJSON(w http.ResponseWriter, acceptGzip bool, l listJSON) {
+	if l.size() < gzipThreshold {
+		writeMaybeCompressed(w, acceptGzip, http.StatusOK, l.bytes())
+		return
+	}
+	w.Header().Add("Vary", "Accept-Encoding")
+	w.Header().Del("Content-Length")
+	if acceptGzip {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusOK)
+		writeGzip(w, l.writeTo)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, streamBuffer)
+	if l.writeTo(bw) == nil {
+		_ = bw.Flush()
+	}
+}
