@@ -2,10 +2,7 @@ package fsm
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
-
-	"github.com/hashicorp/raft"
 )
 
 // BenchmarkCountPast measures the remainingItemCount of the first page
@@ -15,31 +12,13 @@ import (
 // changes since.
 func BenchmarkCountPast(b *testing.B) {
 	const objects, batch, churn = 50_000, 1_000, 100
-	path := filepath.Join(b.TempDir(), "state.db")
-	f, err := Open(path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { f.Close() })
-	index := uint64(0)
-	apply := func(n int, cmd func(i uint64) *Command) {
-		logs := make([]*raft.Log, n)
-		for i := range logs {
-			index++
-			logs[i] = &raft.Log{Index: index, Type: raft.LogCommand, Data: cmd(index).Encode()}
-		}
-		f.ApplyBatch(logs)
-	}
-	for range objects / batch {
-		apply(batch, func(i uint64) *Command {
-			return &Command{Type: CmdCreate, Key: fmt.Sprintf("/bench/obj-%09d", i), Object: []byte(`{"data":"x"}`)}
-		})
-	}
-	past := index
-	apply(churn, func(i uint64) *Command {
-		return &Command{Type: CmdUpdate, Key: fmt.Sprintf("/bench/obj-%09d", i-past), Object: []byte(`{"data":"y"}`)}
+	st := newBenchState(b)
+	f := st.f
+	past := st.create(objects, batch, []byte(`{"data":"x"}`))
+	st.apply(churn, func(i uint64) *Command {
+		return &Command{Type: CmdUpdate, Key: benchKey(i - past), Object: []byte(`{"data":"y"}`)}
 	})
-	after := fmt.Sprintf("/bench/obj-%09d", 500)
+	after := benchKey(500)
 	for _, way := range []int32{countByKeys, countByChanges} {
 		b.Run(map[int32]string{countByKeys: "keys", countByChanges: "changes"}[way], func(b *testing.B) {
 			prev := countStrategy.Swap(way)
