@@ -16,7 +16,7 @@ import (
 // revision differs from the current one only in the keys changed since,
 // so Count walks the current keys (a cursor step each) and corrects the
 // count for each key the history after rev names. Resolving every key at
-// rev instead (two or three B-tree seeks per key) made each page cost
+// rev instead (a B-tree seek per key with history) made each page cost
 // in proportion to the whole rest of the range: a paged pass over N
 // objects cost N²/limit seeks, and the garbage collector's passes took a
 // sixth of a loaded cluster's CPU. When more changes than keys follow
@@ -58,8 +58,8 @@ func (v *View) countCurrent(prefix, after string) int64 {
 // countAtByKeys resolves at rev every key the range held since.
 func (v *View) countAtByKeys(prefix, after string, rev uint64) int64 {
 	var n int64
-	v.keysSince(prefix, after, func(key string) bool {
-		if v.existsAt(key, rev) {
+	v.walkAt(prefix, after, rev, func(k keyAt) bool {
+		if v.existedAt(k) {
 			n++
 		}
 		return true

@@ -112,7 +112,8 @@ func TestValidKey(t *testing.T) {
 func TestKeyIdxKey(t *testing.T) {
 	for _, key := range []string{"a", "/x/y", "a\x01", strings.Repeat("z", 300)} {
 		for _, rev := range []uint64{0, 1, 255, 256, 1<<64 - 1} {
-			k, r := splitKeyIdx(keyIdxKey(key, rev))
+			e := keyIdxKey(key, rev)
+			k, r := string(keyOfKeyIdx(e)), revOfKeyIdx(e)
 			if k != key || r != rev {
 				t.Fatalf("split(keyIdxKey(%q, %d)) = %q, %d", key, rev, k, r)
 			}

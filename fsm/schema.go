@@ -39,17 +39,27 @@ func revBytes(rev uint64) []byte {
 }
 
 func keyIdxKey(key string, rev uint64) []byte {
-	b := make([]byte, 0, len(key)+9)
-	b = append(b, key...)
-	b = append(b, keySep)
-	return append(b, revBytes(rev)...)
+	return appendKeyIdxKey(make([]byte, 0, len(key)+9), key, rev)
 }
 
-// splitKeyIdx splits a keyidx entry into key and revision.
-func splitKeyIdx(k []byte) (string, uint64) {
-	n := len(k) - 9
-	return string(k[:n]), binary.BigEndian.Uint64(k[n+1:])
+// appendKeyIdxKey appends the keyidx entry of key at rev to b.
+func appendKeyIdxKey[K string | []byte](b []byte, key K, rev uint64) []byte {
+	b = append(b, key...)
+	b = append(b, keySep)
+	return binary.BigEndian.AppendUint64(b, rev)
 }
+
+// keyOfKeyIdx returns the storage key of a keyidx entry (nil for none),
+// pointing into the entry.
+func keyOfKeyIdx(k []byte) []byte {
+	if len(k) < 9 {
+		return nil
+	}
+	return k[:len(k)-9]
+}
+
+// revOfKeyIdx returns the revision of a keyidx entry.
+func revOfKeyIdx(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
 
 // currentValue is the stored form of a current object: revision + object.
 func currentValue(rev uint64, obj []byte) []byte {

@@ -2,8 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"encoding/binary"
-	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -92,41 +90,25 @@ func (v *View) currentObject(key []byte) (Object, bool) {
 // carries the version it replaced; with no change after rev the current
 // version is the one.
 func (v *View) objectAt(key string, rev uint64) (Object, bool) {
-	prev, prevRev, changed := v.replacedAfter(key, rev)
-	if !changed {
-		return v.currentObject([]byte(key))
-	}
-	if prev == nil {
-		return Object{}, false
-	}
-	return Object{Key: key, Rev: prevRev, Data: clone(prev)}, true
+	return v.resolve(v.keyAtRev(key, rev))
 }
 
 // existsAt reports whether key existed at rev, copying nothing.
 func (v *View) existsAt(key string, rev uint64) bool {
-	prev, _, changed := v.replacedAfter(key, rev)
-	if !changed {
-		return v.current.Get([]byte(key)) != nil
-	}
-	return prev != nil
+	return v.existedAt(v.keyAtRev(key, rev))
 }
 
-// replacedAfter finds the first retained change of key after rev and
-// returns the version it replaced (nil when it created the key) and that
-// version's revision; changed is false when key has not changed since rev.
-// prev points into the transaction's memory.
-func (v *View) replacedAfter(key string, rev uint64) (prev []byte, prevRev uint64, changed bool) {
-	c := v.keyIdx.Cursor()
-	k, _ := c.Seek(keyIdxKey(key, rev+1))
-	if k == nil {
-		return nil, 0, false
+// keyAtRev finds what key's state at rev depends on, with a seek of its
+// own.
+func (v *View) keyAtRev(key string, rev uint64) keyAt {
+	k := keyAt{key: []byte(key)}
+	ik, _ := v.keyIdx.Cursor().Seek(keyIdxKey(key, rev+1))
+	if bytes.Equal(keyOfKeyIdx(ik), k.key) {
+		k.next = revOfKeyIdx(ik)
+	} else {
+		k.current = v.current.Get(k.key)
 	}
-	kk, next := splitKeyIdx(k)
-	if kk != key {
-		return nil, 0, false
-	}
-	prev, prevRev = recordPrev(next, v.rev.Get(revBytes(next)))
-	return prev, prevRev, true
+	return k
 }
 
 // Range calls fn, in key order, for every object whose key has the given
@@ -154,17 +136,63 @@ func (v *View) rangeCurrent(prefix, after string, fn func(Object) bool) {
 	}
 }
 
-// rangeAt reconstructs the range at rev. It walks the current keys and
-// the keyidx entries together, in key order, as keysSince does: a key's
-// first keyidx entry after rev is the change that replaced its version at
-// rev (which the change's history record carries), and a key with none
-// has its current version at rev, or did not exist then if it has none
-// now. One keyidx seek finds that entry, and leaves the cursor on the
-// next key when the key has not changed since rev; the current version
-// is the one under the walking cursor. Resolving each key on its own
-// (objectAt) costs two more B-tree seeks a key, which made an Exact list
-// at an old revision twice as slow as a list of the current state.
+// rangeAt reconstructs, at rev, each key walkAt visits.
 func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) {
+	v.walkAt(prefix, after, rev, func(k keyAt) bool {
+		obj, ok := v.resolve(k)
+		return !ok || fn(obj)
+	})
+}
+
+// keyAt is what a key's state at a past revision depends on, pointing
+// into the transaction's memory.
+type keyAt struct {
+	key []byte
+	// current is the key's current value (revision + object), nil if
+	// the key does not exist now; it may be left out (nil) when next is
+	// set, which then decides.
+	current []byte
+	// next is the revision of the key's first change after the past
+	// revision, 0 if it has not changed since.
+	next uint64
+}
+
+// resolve returns the object k's key held at the past revision: the
+// version its next change replaced, or its current version.
+func (v *View) resolve(k keyAt) (Object, bool) {
+	data, rev := k.current, uint64(0)
+	if k.next != 0 {
+		data, rev = recordPrev(k.next, v.rev.Get(revBytes(k.next)))
+	} else if data != nil {
+		rev, data = splitCurrent(data)
+	}
+	if data == nil {
+		return Object{}, false
+	}
+	return Object{Key: string(k.key), Rev: rev, Data: clone(data)}, true
+}
+
+// existedAt reports whether k's key existed at the past revision,
+// copying nothing.
+func (v *View) existedAt(k keyAt) bool {
+	if k.next != 0 {
+		prev, _ := recordPrev(k.next, v.rev.Get(revBytes(k.next)))
+		return prev != nil
+	}
+	return k.current != nil
+}
+
+// walkAt calls fn, in key order and until it returns false, for every key
+// with the prefix after the key after that may have existed at rev: the
+// keys that exist now merged with the keys of the key index, which holds
+// every key changed inside the history window (a key deleted since rev
+// among them, its delete record being retained). It walks both buckets
+// together: one key index seek per key with history finds its first
+// change after rev and, for a key unchanged since, lands on the next key;
+// the current value is the one under the walking cursor. Resolving each
+// key on its own took two more B-tree seeks per key, which made an Exact
+// list at an old revision twice as slow as a list of the current state.
+func (v *View) walkAt(prefix, after string, rev uint64, fn func(keyAt) bool) {
 	start := startKey(prefix, after)
 	cur := v.current.Cursor()
 	ck, cval := cur.Seek(start)
@@ -177,51 +205,27 @@ func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) {
 		if ck == nil && ikey == nil {
 			return
 		}
-		key := ck
+		k := keyAt{key: ck}
 		if ck == nil || ikey != nil && bytes.Compare(ikey, ck) < 0 {
-			key = ikey
+			k.key = ikey
 		}
-		var obj Object
-		ok, changed := false, false
-		if ikey != nil && bytes.Equal(ikey, key) {
-			seek = append(append(seek[:0], key...), keySep)
-			ik, _ = idx.Seek(binary.BigEndian.AppendUint64(seek, rev+1))
-			if next := keyOfKeyIdx(ik); next != nil && bytes.Equal(next, key) {
-				changed = true
-				obj, ok = v.replacedBy(string(key), binary.BigEndian.Uint64(ik[len(ik)-8:]))
-				ik, _ = idx.Seek(append(append(seek[:0], key...), keySep+1))
+		if ikey != nil && bytes.Equal(ikey, k.key) {
+			seek = appendKeyIdxKey(seek[:0], k.key, rev+1)
+			ik, _ = idx.Seek(seek)
+			if bytes.Equal(keyOfKeyIdx(ik), k.key) {
+				k.next = revOfKeyIdx(ik)
+				seek = append(append(seek[:0], k.key...), keySep+1)
+				ik, _ = idx.Seek(seek)
 			}
 		}
-		if ck != nil && bytes.Equal(ck, key) {
-			if !changed {
-				r, data := splitCurrent(cval)
-				obj, ok = Object{Key: string(key), Rev: r, Data: clone(data)}, true
-			}
+		if bytes.Equal(ck, k.key) {
+			k.current = cval
 			ck, cval = cur.Next()
 		}
-		if ok && !fn(obj) {
+		if !fn(k) {
 			return
 		}
 	}
-}
-
-// replacedBy returns the version of key that the change at revision next
-// replaced; ok is false when that change created the key.
-func (v *View) replacedBy(key string, next uint64) (obj Object, ok bool) {
-	prev, prevRev := recordPrev(next, v.rev.Get(revBytes(next)))
-	if prev == nil {
-		return Object{}, false
-	}
-	return Object{Key: key, Rev: prevRev, Data: clone(prev)}, true
-}
-
-// keyOfKeyIdx returns the storage key of a keyidx entry (nil for none),
-// pointing into the entry.
-func keyOfKeyIdx(k []byte) []byte {
-	if len(k) < 9 {
-		return nil
-	}
-	return k[:len(k)-9]
 }
 
 // withPrefix returns k if it has the prefix, else nil.
@@ -230,53 +234,6 @@ func withPrefix(k []byte, prefix string) []byte {
 		return nil
 	}
 	return k
-}
-
-// keysSince calls fn, in key order and until it returns false, for every
-// key with the prefix after the key after that may have existed at a
-// retained revision: it merges the keys that exist now with the keys that
-// changed inside the history window (which include every key deleted
-// since).
-func (v *View) keysSince(prefix, after string, fn func(key string) bool) {
-	start := startKey(prefix, after)
-	cur := v.current.Cursor()
-	ck, _ := cur.Seek(start)
-	idx := v.keyIdx.Cursor()
-	ik, _ := idx.Seek(start)
-	for {
-		ckey, cok := prefixed(ck, prefix)
-		ikey, iok := "", false
-		if ik != nil {
-			ikey, _ = splitKeyIdx(ik)
-			iok = strings.HasPrefix(ikey, prefix)
-		}
-		if !cok && !iok {
-			return
-		}
-		var key string
-		switch {
-		case cok && (!iok || ckey <= ikey):
-			key = ckey
-		default:
-			key = ikey
-		}
-		if cok && ckey == key {
-			ck, _ = cur.Next()
-		}
-		if iok && ikey == key {
-			ik, _ = idx.Seek(append([]byte(key), keySep+1))
-		}
-		if !fn(key) {
-			return
-		}
-	}
-}
-
-func prefixed(k []byte, prefix string) (string, bool) {
-	if k == nil || !bytes.HasPrefix(k, []byte(prefix)) {
-		return "", false
-	}
-	return string(k), true
 }
 
 // startKey is the first key to visit: the prefix, or just past after. The

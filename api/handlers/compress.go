@@ -31,19 +31,27 @@ var gzipWriters = sync.Pool{New: func() any {
 // writeMaybeCompressed writes a response body, gzip-encoded when the
 // client accepts it and the body reaches gzipThreshold.
 func writeMaybeCompressed(w http.ResponseWriter, acceptGzip bool, code int, body []byte) {
-	w.Header().Add("Vary", "Accept-Encoding")
-	if !acceptGzip || len(body) < gzipThreshold {
-		w.WriteHeader(code)
+	gzipped := acceptGzip && len(body) >= gzipThreshold
+	startResponse(w, gzipped, code)
+	if !gzipped {
 		_, _ = w.Write(body)
 		return
 	}
-	w.Header().Set("Content-Encoding", "gzip")
-	w.Header().Del("Content-Length")
-	w.WriteHeader(code)
 	writeGzip(w, func(zw io.Writer) error {
 		_, err := zw.Write(body)
 		return err
 	})
+}
+
+// startResponse writes the status line and headers of a response whose
+// body may be gzip-encoded (Vary), and is when gzipped is set.
+func startResponse(w http.ResponseWriter, gzipped bool, code int) {
+	w.Header().Add("Vary", "Accept-Encoding")
+	if gzipped {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Del("Content-Length")
+	}
+	w.WriteHeader(code)
 }
 
 // writeGzip writes to w, gzip-encoded, what write writes to its writer.

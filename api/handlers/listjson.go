@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -56,16 +57,9 @@ func (l listJSON) size() int {
 
 // bytes returns the list's JSON in one buffer of the exact size.
 func (l listJSON) bytes() []byte {
-	b := make([]byte, 0, l.size())
-	b = append(b, l.head...)
-	b = append(b, itemsOpen...)
-	for i, it := range l.items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, it...)
-	}
-	return append(b, itemsClose...)
+	b := bytes.NewBuffer(make([]byte, 0, l.size()))
+	_ = l.writeTo(b) // a bytes.Buffer does not fail
+	return b.Bytes()
 }
 
 // writeTo writes the list's JSON to w piece by piece, stopping at the
@@ -93,7 +87,7 @@ func (l listJSON) writeTo(w io.Writer) error {
 }
 
 // writeListJSON writes a JSON list response. A list smaller than
-// gzipThreshold is written as one body of known length. A larger one is
+// gzipThreshold is written in one piece. A larger one is
 // streamed, gzip-encoded when the client accepts it, as kube-apiserver
 // streams its JSON lists: the response starts at once and no copy of the
 // whole body is made (100,000 ConfigMaps of 1 KiB are 143 MB, which cost
@@ -104,15 +98,11 @@ func writeListJSON(w http.ResponseWriter, acceptGzip bool, l listJSON) {
 		writeMaybeCompressed(w, acceptGzip, http.StatusOK, l.bytes())
 		return
 	}
-	w.Header().Add("Vary", "Accept-Encoding")
-	w.Header().Del("Content-Length")
+	startResponse(w, acceptGzip, http.StatusOK)
 	if acceptGzip {
-		w.Header().Set("Content-Encoding", "gzip")
-		w.WriteHeader(http.StatusOK)
 		writeGzip(w, l.writeTo)
 		return
 	}
-	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, streamBuffer)
 	if l.writeTo(bw) == nil {
 		_ = bw.Flush()
