@@ -26,7 +26,8 @@ const (
 	// changes since it last looked: the delay before it reacts.
 	gcTick = 250 * time.Millisecond
 	// gcResync is the longest time between two passes of a leader whose
-	// passes are quick; see resyncAfter.
+	// passes are quick; see resyncAfter. These passes, like those a
+	// change asks for, read only the candidates.
 	gcResync = 30 * time.Second
 	// gcResyncShare bounds the share of the leader's time that passes no
 	// change asked for take: a pass that took d makes the next resync
@@ -46,11 +47,10 @@ func New(reg *registry.Registry, log *slog.Logger) *Collector {
 
 // gcLoop is the state the collector keeps between ticks.
 type gcLoop struct {
-	leader bool          // this node led at the last tick
-	retry  bool          // the last pass failed
-	last   time.Time     // start of the last pass
-	took   time.Duration // how long the last pass took
-	seen   uint64        // every change up to this revision has been looked at
+	feed  *gcFeed       // the changes since the last pass; nil while not leading
+	retry bool          // the last pass failed
+	last  time.Time     // start of the last pass
+	took  time.Duration // how long the last pass took
 }
 
 // Run collects until ctx ends.
@@ -58,6 +58,7 @@ func (gc *Collector) Run(ctx context.Context) {
 	t := time.NewTicker(gcTick)
 	defer t.Stop()
 	var l gcLoop
+	defer l.stopFeed()
 	for {
 		gc.tick(ctx, &l)
 		select {
@@ -68,27 +69,55 @@ func (gc *Collector) Run(ctx context.Context) {
 	}
 }
 
-// tick makes a pass if this node leads and one is due.
+// tick makes a pass if this node leads and one is due: on becoming
+// leader (the feed's first watch asks for a full one), after a relevant
+// change, after a failed pass, and at the resync.
 func (gc *Collector) tick(ctx context.Context, l *gcLoop) {
 	if !gc.store.IsLeader() {
-		l.leader = false
+		l.stopFeed()
 		return
 	}
-	rev := gc.store.Revision()
-	due := !l.leader || l.retry || time.Since(l.last) >= resyncAfter(l.took)
-	if !due && rev != l.seen {
-		due = gc.changedSince(ctx, l.seen, rev)
+	if l.feed == nil {
+		l.feed = gc.follow(ctx)
 	}
-	l.leader, l.seen = true, rev
+	full := l.feed.takeFull()
+	due := l.feed.take() || full || l.retry || time.Since(l.last) >= resyncAfter(l.took)
 	if !due {
 		return
 	}
 	l.last = time.Now()
-	err := gc.pass(ctx)
+	err := gc.passOnce(ctx, l.feed, full)
 	l.took = time.Since(l.last)
 	l.retry = err != nil
 	if err != nil && ctx.Err() == nil {
 		gc.log.Warn("pass failed, retrying", "err", err)
+	}
+}
+
+// passOnce makes one pass: over every collectable object when full, else
+// over f's candidates. A full pass that could not list everything is
+// asked for again.
+func (gc *Collector) passOnce(ctx context.Context, f *gcFeed, full bool) error {
+	var g *gcGraph
+	var err error
+	if full {
+		g, err = gc.snapshot(ctx)
+		if err != nil {
+			f.full.Store(true)
+			return err
+		}
+		f.cands.addGraph(g)
+	} else if g, err = gc.snapshotOf(ctx, f.cands.sorted()); err != nil {
+		return err
+	}
+	return gc.pass(ctx, g)
+}
+
+// stopFeed closes the feed of a node that no longer leads.
+func (l *gcLoop) stopFeed() {
+	if l.feed != nil {
+		l.feed.stop()
+		l.feed = nil
 	}
 }
 

@@ -41,27 +41,57 @@ func putConfigMap(t *testing.T, s registry.Storage, name, uid string, owners ...
 }
 
 // TestChangesAfterAnEmptyFirstPass: a leader whose first pass ran before
-// anything was applied (revision 0) must still see the changes that
-// follow at its next tick, not only at the next resync. A store watch
-// from revision 0 starts from now, so those changes cannot be read that
-// way.
+// anything was applied must see the changes that follow through its feed
+// at a later tick, not only at the next resync.
 func TestChangesAfterAnEmptyFirstPass(t *testing.T) {
 	gc, storage := newTestCollector(t)
 	ctx := context.Background()
 	var l gcLoop
+	defer l.stopFeed()
 	gc.tick(ctx, &l)
-	if l.seen != 0 || !l.leader {
-		t.Fatalf("first tick on an empty store: loop %+v, want leader at revision 0", l)
+	if l.feed == nil || l.last.IsZero() {
+		t.Fatalf("first tick on an empty store: loop %+v, want a feed and a pass", l)
 	}
 	putConfigMap(t, storage, "owner", "owner-uid")
 	putConfigMap(t, storage, "dep", "dep-uid", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "owner-uid"})
 	if _, err := storage.Delete(ctx, "/registry/core/configmaps/default/owner", registry.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "the dependent of a deleted owner collected", func() bool {
+		gc.tick(ctx, &l)
+		_, err := storage.Get(ctx, "/registry/core/configmaps/default/dep", registry.ReadOptions{})
+		return registry.IsNotFound(err)
+	})
+}
+
+// TestFeedMarksOnlyRelevantChanges: changes that cannot give the
+// collector work (objects without owner references or finalizers, that
+// own nothing) ask for no pass; one that can asks for one.
+func TestFeedMarksOnlyRelevantChanges(t *testing.T) {
+	gc, storage := newTestCollector(t)
+	ctx := context.Background()
+	var l gcLoop
+	defer l.stopFeed()
 	gc.tick(ctx, &l)
-	_, err := storage.Get(ctx, "/registry/core/configmaps/default/dep", registry.ReadOptions{})
-	if !registry.IsNotFound(err) {
-		t.Fatalf("dependent of a deleted owner after the next tick: %v, want it collected", err)
+	putConfigMap(t, storage, "plain", "plain-uid")
+	putConfigMap(t, storage, "owner", "owner-uid")
+	waitFor(t, "the feed to read the plain changes", func() bool { return l.feed.read.Load() >= storage.Revision() })
+	if l.feed.take() {
+		t.Fatal("changes that cannot give the collector work asked for a pass")
+	}
+	putConfigMap(t, storage, "dep", "dep-uid", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "owner-uid"})
+	waitFor(t, "the feed to ask for a pass after an owned object's create", l.feed.take)
+}
+
+// waitFor polls cond until it holds, failing the test after a deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -111,4 +141,80 @@ func TestSnapshotDecodesWhatMatters(t *testing.T) {
 	if deps := g.dependentsOf(g.byUID["owner-uid"]); len(deps) != 1 || deps[0].meta.Name != "dep" {
 		t.Fatalf("dependents of owner: %v", deps)
 	}
+}
+
+// TestCandidatesHoldWhatAFullPassWould: once a full pass has filled the
+// candidates, the feed keeps them so that a pass over them holds the
+// same objects as a full pass would, as objects gain and lose owner
+// references and finalizers and are deleted.
+func TestCandidatesHoldWhatAFullPassWould(t *testing.T) {
+	gc, storage := newTestCollector(t)
+	ctx := context.Background()
+	ref := func(name string) metav1.OwnerReference {
+		return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: types.UID(name + "-uid")}
+	}
+	putConfigMap(t, storage, "plain", "plain-uid")
+	putConfigMap(t, storage, "owner", "owner-uid")
+	putConfigMap(t, storage, "dep", "dep-uid", ref("owner"))
+	putConfigMap(t, storage, "gone", "gone-uid", ref("owner"))
+	var l gcLoop
+	defer l.stopFeed()
+	gc.tick(ctx, &l) // the full pass
+	if got := l.feed.cands.sorted(); len(got) != 2 {
+		t.Fatalf("candidates after the full pass: %v, want dep and gone", got)
+	}
+	putConfigMap(t, storage, "late", "late-uid", ref("owner"))
+	setOwners(t, storage, "plain", ref("owner"))
+	setOwners(t, storage, "dep")
+	if _, err := storage.Delete(ctx, "/registry/core/configmaps/default/gone", registry.Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the feed to read the changes", func() bool { return l.feed.read.Load() >= storage.Revision() })
+	full, err := gc.snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	light, err := gc.snapshotOf(ctx, l.feed.cands.sorted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := graphNames(light), graphNames(full); !slices.Equal(got, want) {
+		t.Fatalf("graph over the candidates: %v, full graph: %v", got, want)
+	}
+	if want := []string{"late", "owner", "plain"}; !slices.Equal(graphNames(full), want) {
+		t.Fatalf("full graph %v, want %v", graphNames(full), want)
+	}
+}
+
+// setOwners replaces the owner references of configmap name of namespace
+// default.
+func setOwners(t *testing.T, s registry.Storage, name string, owners ...metav1.OwnerReference) {
+	t.Helper()
+	key := "/registry/core/configmaps/default/" + name
+	o, err := s.Get(context.Background(), key, registry.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := json.Unmarshal(o.Data, &cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.OwnerReferences = owners
+	data, err := json.Marshal(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(context.Background(), key, data, registry.Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// graphNames returns the names of g's objects, sorted.
+func graphNames(g *gcGraph) []string {
+	var out []string
+	for _, n := range g.nodes {
+		out = append(out, n.meta.Name)
+	}
+	slices.Sort(out)
+	return out
 }

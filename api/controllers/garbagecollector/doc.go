@@ -12,20 +12,26 @@
 //     owners gone and some present only loses the references to the gone
 //     ones.
 //
-// Every node runs it; only the raft leader acts. Each pass rebuilds the
-// whole picture from a Most Recent list of every resource that can be
-// deleted, so a new leader simply starts with a pass and finishes what the
-// old one left. It decodes only the listed objects that mention owner
-// references or finalizers, and then reads by key the owners they name:
-// the other objects give it no work (a pass over 20,000 ConfigMaps, 1% of
-// them owned, went from about 205 ms to 82 ms in BenchmarkPass). Between
-// passes the leader reads the changes committed since it last looked (a
-// watch from that revision, stopped once caught up) and makes another
-// pass when one of them matters; it also passes again a tick after a
-// failed pass, on becoming leader, and every gcResync (longer when a pass
-// is slow: see resyncAfter). A change
-// history compacted away means a pass too: the pass's fresh list covers
-// whatever the history no longer holds.
+// Every node runs it; only the raft leader acts. A leader's first pass is
+// full: it lists every resource that can be deleted, so a new leader
+// simply starts with a pass and finishes what the old one left. It decodes
+// only the listed objects that mention owner references or finalizers,
+// and then reads by key the owners they name: the other objects give it
+// no work (a pass over 20,000 ConfigMaps, 1% of them owned, went from
+// about 205 ms to 82 ms in BenchmarkPass).
+//
+// While a node leads it holds one watch of the whole registry open, fed
+// from the entries it applies (gcFeed). From it the collector keeps the
+// candidates, the keys of the objects that mention owner references or
+// finalizers, and learns which changes matter. A change that matters
+// makes another pass at the next tick, over the candidates only: they
+// are read by key, with the owners they name, into the same graph a full
+// pass would build, so a pass costs what the owned objects cost, not
+// what the whole store does. Such passes also come a tick after a failed
+// pass and every gcResync (longer when a pass is slow: see resyncAfter).
+// A watch that ends (cut off, its history compacted) is opened again and
+// asks for a full pass: its fresh lists cover whatever the watch did not
+// deliver and fill the candidates again.
 //
 // Owners are matched by uid: an owner is absent when no object of its
 // kind, name (and, for a namespaced kind, the dependent's namespace) with

@@ -72,7 +72,10 @@ func (n *gcNode) String() string { return n.res.Plural + " " + n.key + " uid " +
 // gcGraph is every object the collector manages at the start of a pass,
 // indexed by uid and by the uids their owner references name.
 type gcGraph struct {
-	nodes      []*gcNode
+	nodes []*gcNode
+	// listed are the nodes read as objects that can give the collector
+	// work, before the owners they name were added.
+	listed     []*gcNode
 	byUID      map[types.UID]*gcNode
 	dependents map[types.UID][]*gcNode
 }
@@ -93,7 +96,7 @@ func collectable(res *resource.Resource) bool { return res.Serves("delete") }
 // dependent of one is not read again Most Recent); addOwners reads them
 // afterwards by key.
 func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
-	g := &gcGraph{byUID: map[types.UID]*gcNode{}, dependents: map[types.UID][]*gcNode{}}
+	g := newGCGraph()
 	seen := map[string]bool{}
 	for _, res := range gc.reg.Resources().All() {
 		if !collectable(res) || seen[res.Prefix("")] {
@@ -104,10 +107,15 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 			return nil, err
 		}
 	}
+	g.listed = g.nodes
 	if err := gc.addOwners(ctx, g); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+func newGCGraph() *gcGraph {
+	return &gcGraph{byUID: map[types.UID]*gcNode{}, dependents: map[types.UID][]*gcNode{}}
 }
 
 // gcPage is how many objects one list page of a pass holds: only a page

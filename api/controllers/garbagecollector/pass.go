@@ -20,14 +20,10 @@ type gcPass struct {
 // gcOwnerID names an owner: its storage key and uid.
 type gcOwnerID struct{ key, uid string }
 
-// pass takes a snapshot and processes every object in it. Objects are
-// handled one by one; a failure on one is logged and the rest go on, and
-// the pass reports it so that another pass follows.
-func (gc *Collector) pass(ctx context.Context) error {
-	g, err := gc.snapshot(ctx)
-	if err != nil {
-		return err
-	}
+// pass processes every object of g, a snapshot. Objects are handled one
+// by one; a failure on one is logged and the rest go on, and the pass
+// reports it so that another pass follows.
+func (gc *Collector) pass(ctx context.Context, g *gcGraph) error {
 	gc.setOwned(g.ownerUIDs())
 	p := &gcPass{gc: gc, graph: g, absent: map[gcOwnerID]bool{}}
 	var failed int
