@@ -16,12 +16,37 @@ import (
 	"github.com/raftapi/raftapi/api/resource"
 )
 
+// routeTable routes the requests of one set of resources: the index of
+// the resource paths in front of mux's router, which holds every route
+// (the resource paths too) and answers what the index does not hold.
+// Discovery, OpenAPI, health and member paths are the router's only; none
+// of them overlaps a resource path, so the index answering first changes
+// no request's route.
+type routeTable struct {
+	router *mux.Router
+	index  *pathIndex
+}
+
+// ServeHTTP implements http.Handler.
+func (t *routeTable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !t.index.serve(w, r) {
+		t.router.ServeHTTP(w, r)
+	}
+}
+
+// handle registers h for method on the resource path pattern.
+func (t *routeTable) handle(method, pattern string, h http.Handler) {
+	t.router.Handle(pattern, h).Methods(method)
+	t.index.add(method, pattern, h)
+}
+
 // rebuildRoutes builds the router of every registered resource and swaps
 // it in; requests in flight finish on the old one.
 func (s *Server) rebuildRoutes() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	router := mux.NewRouter()
+	table := &routeTable{router: router, index: newPathIndex()}
 	if s.opts.Health != nil {
 		for _, p := range []string{"/livez", "/readyz", "/healthz"} {
 			router.PathPrefix(p).Handler(s.opts.Health)
@@ -35,15 +60,15 @@ func (s *Server) rebuildRoutes() {
 			s.memberRoutes(router)
 			continue
 		}
-		s.resourceRoutes(router, res)
+		s.resourceRoutes(table, res)
 	}
 	router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.unrouted(router, w, r)
+		s.unrouted(table, w, r)
 	})
 	router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		handlers.WriteStatus(w, apierrors.NewMethodNotSupported(s.resourceOfPath(r.URL.Path), strings.ToLower(r.Method)))
 	})
-	s.router.Store(router)
+	s.router.Store(table)
 }
 
 // scope returns the handler scope of res, or of its subresource sub. A
@@ -69,17 +94,17 @@ type route struct {
 }
 
 // handle registers the routes whose verb res serves.
-func handle(router *mux.Router, res *resource.Resource, routes []route) {
+func handle(t *routeTable, res *resource.Resource, routes []route) {
 	for _, rt := range routes {
 		if res.Serves(rt.verb) || (rt.verb == "list" && res.Serves("watch")) {
-			router.HandleFunc(rt.path, handlers.WithWarnings(res.Warnings, rt.h)).Methods(rt.method)
+			t.handle(rt.method, rt.path, handlers.WithWarnings(res.Warnings, rt.h))
 		}
 	}
 }
 
 // resourceRoutes registers the collection and item paths of res, for the
 // verbs it serves.
-func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
+func (s *Server) resourceRoutes(t *routeTable, res *resource.Resource) {
 	base := "/api/" + res.Version
 	if res.Group != "" {
 		base = "/apis/" + res.Group + "/" + res.Version
@@ -92,7 +117,7 @@ func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
 		routes = append(routes, route{"list", http.MethodGet, base + "/" + res.Plural, handlers.List(sc)})
 	}
 	if res.Review != nil {
-		handle(router, res, []route{{"create", http.MethodPost, scoped, handlers.Review(sc)}})
+		handle(t, res, []route{{"create", http.MethodPost, scoped, handlers.Review(sc)}})
 		return
 	}
 	item := scoped + "/{name}"
@@ -105,19 +130,19 @@ func (s *Server) resourceRoutes(router *mux.Router, res *resource.Resource) {
 		route{"patch", http.MethodPatch, item, handlers.Patch(sc)},
 		route{"delete", http.MethodDelete, item, handlers.Delete(sc)},
 	)
-	handle(router, res, routes)
-	s.subresourceRoutes(router, res, item)
+	handle(t, res, routes)
+	s.subresourceRoutes(t, res, item)
 }
 
 // subresourceRoutes registers item/{sub} for each subresource of res: get
 // reads the object, update and patch write through the subresource.
-func (s *Server) subresourceRoutes(router *mux.Router, res *resource.Resource, item string) {
+func (s *Server) subresourceRoutes(t *routeTable, res *resource.Resource, item string) {
 	for i := range res.Subresources {
 		sub := &res.Subresources[i]
 		p := item + "/" + sub.Name
 		if sub.Create != nil {
 			sc := &handlers.Scope{Resource: sub.Body, Codecs: s.registry.Codecs(), Now: s.opts.Now}
-			router.HandleFunc(p, handlers.WithWarnings(res.Warnings, handlers.SubresourceCreate(sc, sub.Create))).Methods(http.MethodPost)
+			t.handle(http.MethodPost, p, handlers.WithWarnings(res.Warnings, handlers.SubresourceCreate(sc, sub.Create)))
 			continue
 		}
 		sc := s.scope(res, sub)
@@ -133,7 +158,7 @@ func (s *Server) subresourceRoutes(router *mux.Router, res *resource.Resource, i
 			}
 		}
 		for _, rt := range routes {
-			router.HandleFunc(rt.path, handlers.WithWarnings(res.Warnings, rt.h)).Methods(rt.method)
+			t.handle(rt.method, rt.path, handlers.WithWarnings(res.Warnings, rt.h))
 		}
 	}
 }
@@ -156,9 +181,9 @@ func (s *Server) pathsComplete() bool {
 // Whether the paths are complete is read first: a router stored before
 // that (see Publish) is then either this one or replaced, and a replaced
 // one hands the request to the current router.
-func (s *Server) unrouted(router *mux.Router, w http.ResponseWriter, r *http.Request) {
+func (s *Server) unrouted(t *routeTable, w http.ResponseWriter, r *http.Request) {
 	complete := s.pathsComplete()
-	if cur := s.router.Load(); cur != router {
+	if cur := s.router.Load(); cur != t {
 		cur.ServeHTTP(w, r)
 		return
 	}

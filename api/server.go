@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/mux"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
@@ -92,7 +91,7 @@ type Server struct {
 	watchStreams handlers.WatchStreams
 
 	mu     sync.Mutex // serialises route rebuilds
-	router atomic.Pointer[mux.Router]
+	router atomic.Pointer[routeTable]
 }
 
 // NewServer returns the API server over store, serving the built-in

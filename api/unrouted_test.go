@@ -1,15 +1,12 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/raftapi/raftapi/api/handlers"
 	"github.com/raftapi/raftapi/api/resource/resourcetest"
-	"github.com/raftapi/raftapi/raftstore/storetest"
 )
 
 // TestUnroutedRequestTakesTheNewRoutes: a request that picked the router
@@ -18,18 +15,7 @@ import (
 // node that had just published its custom resources answered one request
 // for them 404 so, in a chaos run).
 func TestUnroutedRequestTakesTheNewRoutes(t *testing.T) {
-	c := storetest.NewCluster(t, 1)
-	srv := NewServer(c.Nodes[c.WaitForLeader()].Store, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); srv.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-srv.serving.Synced():
-	case <-time.After(30 * time.Second):
-		t.Fatal("custom resources not served within 30s")
-	}
-
+	srv := runServer(t)
 	old := srv.router.Load()
 	srv.Register(resourcetest.CronTab())
 	const path = "/apis/stable.example.com/v1/namespaces/default/crontabs"
