@@ -53,7 +53,7 @@ func TestChangesAfterAnEmptyFirstPass(t *testing.T) {
 		t.Fatalf("first tick on an empty store: loop %+v, want a feed and a pass", l)
 	}
 	putConfigMap(t, storage, "owner", "owner-uid")
-	putConfigMap(t, storage, "dep", "dep-uid", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "owner-uid"})
+	putConfigMap(t, storage, "dep", "dep-uid", ownerRef("owner"))
 	if _, err := storage.Delete(ctx, "/registry/core/configmaps/default/owner", registry.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestFeedMarksOnlyRelevantChanges(t *testing.T) {
 	if l.feed.take() {
 		t.Fatal("changes that cannot give the collector work asked for a pass")
 	}
-	putConfigMap(t, storage, "dep", "dep-uid", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "owner-uid"})
+	putConfigMap(t, storage, "dep", "dep-uid", ownerRef("owner"))
 	waitFor(t, "the feed to ask for a pass after an owned object's create", l.feed.take)
 }
 
@@ -116,22 +116,15 @@ func TestResyncAfter(t *testing.T) {
 // and leaves every other object out.
 func TestSnapshotDecodesWhatMatters(t *testing.T) {
 	gc, storage := newTestCollector(t)
-	ref := func(name string) metav1.OwnerReference {
-		return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: types.UID(name + "-uid")}
-	}
 	putConfigMap(t, storage, "plain", "plain-uid")
 	putConfigMap(t, storage, "owner", "owner-uid")
-	putConfigMap(t, storage, "dep", "dep-uid", ref("owner"))
-	putConfigMap(t, storage, "orphan", "orphan-uid", ref("missing"))
+	putConfigMap(t, storage, "dep", "dep-uid", ownerRef("owner"))
+	putConfigMap(t, storage, "orphan", "orphan-uid", ownerRef("missing"))
 	g, err := gc.snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, n := range g.nodes {
-		got = append(got, n.meta.Name)
-	}
-	slices.Sort(got)
+	got := graphNames(g)
 	if want := []string{"dep", "orphan", "owner"}; !slices.Equal(got, want) {
 		t.Fatalf("snapshot holds %v, want %v", got, want)
 	}
@@ -150,21 +143,18 @@ func TestSnapshotDecodesWhatMatters(t *testing.T) {
 func TestCandidatesHoldWhatAFullPassWould(t *testing.T) {
 	gc, storage := newTestCollector(t)
 	ctx := context.Background()
-	ref := func(name string) metav1.OwnerReference {
-		return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: types.UID(name + "-uid")}
-	}
 	putConfigMap(t, storage, "plain", "plain-uid")
 	putConfigMap(t, storage, "owner", "owner-uid")
-	putConfigMap(t, storage, "dep", "dep-uid", ref("owner"))
-	putConfigMap(t, storage, "gone", "gone-uid", ref("owner"))
+	putConfigMap(t, storage, "dep", "dep-uid", ownerRef("owner"))
+	putConfigMap(t, storage, "gone", "gone-uid", ownerRef("owner"))
 	var l gcLoop
 	defer l.stopFeed()
 	gc.tick(ctx, &l) // the full pass
 	if got := l.feed.cands.sorted(); len(got) != 2 {
 		t.Fatalf("candidates after the full pass: %v, want dep and gone", got)
 	}
-	putConfigMap(t, storage, "late", "late-uid", ref("owner"))
-	setOwners(t, storage, "plain", ref("owner"))
+	putConfigMap(t, storage, "late", "late-uid", ownerRef("owner"))
+	setOwners(t, storage, "plain", ownerRef("owner"))
 	setOwners(t, storage, "dep")
 	if _, err := storage.Delete(ctx, "/registry/core/configmaps/default/gone", registry.Preconditions{}); err != nil {
 		t.Fatal(err)
@@ -207,6 +197,12 @@ func setOwners(t *testing.T, s registry.Storage, name string, owners ...metav1.O
 	if _, err := s.Update(context.Background(), key, data, registry.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ownerRef is a reference to configmap name of namespace default, whose
+// uid is name-uid.
+func ownerRef(name string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: types.UID(name + "-uid")}
 }
 
 // graphNames returns the names of g's objects, sorted.
