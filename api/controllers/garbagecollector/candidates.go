@@ -22,13 +22,6 @@ type gcCandidates struct {
 	keys map[string]struct{}
 }
 
-// reset empties the set: its keys can no longer be trusted to be complete.
-func (c *gcCandidates) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.keys = map[string]struct{}{}
-}
-
 // track records the change ev: its key is a candidate when its new
 // version mentions owner references or finalizers.
 func (c *gcCandidates) track(ev registry.WatchEvent, mentions bool) {
@@ -69,10 +62,10 @@ func (c *gcCandidates) sorted() []string {
 // are read from this node's state, which is at least that new.
 func (gc *Collector) snapshotOf(ctx context.Context, keys []string) (*gcGraph, error) {
 	g := newGCGraph()
-	byPrefix := gc.collectablePrefixes()
+	resources := gc.collectableResources()
 	consistency := registry.MostRecent
 	for _, key := range keys {
-		res := resourceOfKey(byPrefix, key)
+		res := resourceOfKey(resources, key)
 		if res == nil {
 			continue // not a collectable object (or no longer served)
 		}
@@ -84,15 +77,7 @@ func (gc *Collector) snapshotOf(ctx context.Context, keys []string) (*gcGraph, e
 		if err != nil {
 			return nil, err
 		}
-		if !mentionsGC(o.Data) {
-			continue
-		}
-		n, err := newGCNode(res, o)
-		if err != nil {
-			gc.log.Warn("skipping undecodable object", "err", err)
-			continue
-		}
-		g.add(n)
+		gc.addListed(g, res, o)
 	}
 	g.listed = g.nodes
 	if err := gc.addOwners(ctx, g); err != nil {
@@ -101,26 +86,13 @@ func (gc *Collector) snapshotOf(ctx context.Context, keys []string) (*gcGraph, e
 	return g, nil
 }
 
-// collectablePrefixes returns the storage prefix of every collectable
-// resource, with one of the resources stored there.
-func (gc *Collector) collectablePrefixes() map[string]*resource.Resource {
-	out := map[string]*resource.Resource{}
-	for _, res := range gc.reg.Resources().All() {
-		if p := res.Prefix(""); collectable(res) && out[p] == nil {
-			out[p] = res
-		}
-	}
-	return out
-}
-
-// resourceOfKey returns the resource whose storage prefix holds key, the
-// longest when prefixes nest; nil for none.
-func resourceOfKey(byPrefix map[string]*resource.Resource, key string) *resource.Resource {
+// resourceOfKey returns the one of resources whose storage prefix holds
+// key, the longest when prefixes nest; nil for none.
+func resourceOfKey(resources []*resource.Resource, key string) *resource.Resource {
 	var best *resource.Resource
-	var bestLen int
-	for p, res := range byPrefix {
-		if len(p) > bestLen && strings.HasPrefix(key, p) {
-			best, bestLen = res, len(p)
+	for _, res := range resources {
+		if p := res.Prefix(""); strings.HasPrefix(key, p) && (best == nil || len(p) > len(best.Prefix(""))) {
+			best = res
 		}
 	}
 	return best

@@ -48,6 +48,7 @@ func New(reg *registry.Registry, log *slog.Logger) *Collector {
 // gcLoop is the state the collector keeps between ticks.
 type gcLoop struct {
 	feed  *gcFeed       // the changes since the last pass; nil while not leading
+	full  bool          // the next pass must list every object: the feed is new
 	retry bool          // the last pass failed
 	last  time.Time     // start of the last pass
 	took  time.Duration // how long the last pass took
@@ -70,23 +71,25 @@ func (gc *Collector) Run(ctx context.Context) {
 }
 
 // tick makes a pass if this node leads and one is due: on becoming
-// leader (the feed's first watch asks for a full one), after a relevant
-// change, after a failed pass, and at the resync.
+// leader and after a feed's watch ended (a full pass then), after a
+// relevant change, after a failed pass, and at the resync.
 func (gc *Collector) tick(ctx context.Context, l *gcLoop) {
 	if !gc.store.IsLeader() {
 		l.stopFeed()
 		return
 	}
-	if l.feed == nil {
-		l.feed = gc.follow(ctx)
+	if l.feed != nil && l.feed.ended() {
+		l.stopFeed()
 	}
-	full := l.feed.takeFull()
-	due := l.feed.take() || full || l.retry || time.Since(l.last) >= resyncAfter(l.took)
+	if l.feed == nil {
+		l.feed, l.full = gc.openFeed(ctx), true
+	}
+	due := l.feed.take() || l.full || l.retry || time.Since(l.last) >= resyncAfter(l.took)
 	if !due {
 		return
 	}
 	l.last = time.Now()
-	err := gc.passOnce(ctx, l.feed, full)
+	err := gc.passOnce(ctx, l)
 	l.took = time.Since(l.last)
 	l.retry = err != nil
 	if err != nil && ctx.Err() == nil {
@@ -94,20 +97,19 @@ func (gc *Collector) tick(ctx context.Context, l *gcLoop) {
 	}
 }
 
-// passOnce makes one pass: over every collectable object when full, else
-// over f's candidates. A full pass that could not list everything is
-// asked for again.
-func (gc *Collector) passOnce(ctx context.Context, f *gcFeed, full bool) error {
+// passOnce makes one pass: over every collectable object when l.full,
+// else over the feed's candidates. l.full stays set until a full pass
+// has listed everything.
+func (gc *Collector) passOnce(ctx context.Context, l *gcLoop) error {
 	var g *gcGraph
 	var err error
-	if full {
-		g, err = gc.snapshot(ctx)
-		if err != nil {
-			f.full.Store(true)
+	if l.full {
+		if g, err = gc.snapshot(ctx); err != nil {
 			return err
 		}
-		f.cands.addGraph(g)
-	} else if g, err = gc.snapshotOf(ctx, f.cands.sorted()); err != nil {
+		l.full = false
+		l.feed.cands.addGraph(g)
+	} else if g, err = gc.snapshotOf(ctx, l.feed.cands.sorted()); err != nil {
 		return err
 	}
 	return gc.pass(ctx, g)

@@ -29,15 +29,36 @@ func newTestCollector(t testing.TB) (*Collector, *registrytest.Storage) {
 // create would have.
 func putConfigMap(t *testing.T, s registry.Storage, name, uid string, owners ...metav1.OwnerReference) {
 	t.Helper()
-	cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(uid), OwnerReferences: owners}}
+	createConfigMap(t, s, metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(uid), OwnerReferences: owners})
+}
+
+// putMarker stores configmap name of namespace default with a finalizer
+// of its own: a candidate (it mentions finalizers) that gives the
+// collector no work. A feed that holds it has read every change before
+// it.
+func putMarker(t *testing.T, s registry.Storage, name string) {
+	t.Helper()
+	createConfigMap(t, s, metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name + "-uid"), Finalizers: []string{"example.com/keep"}})
+}
+
+// createConfigMap stores a configmap with metadata md as a client's
+// create would have.
+func createConfigMap(t *testing.T, s registry.Storage, md metav1.ObjectMeta) {
+	t.Helper()
+	cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"}, ObjectMeta: md}
 	data, err := json.Marshal(cm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Create(context.Background(), "/registry/core/configmaps/default/"+name, data); err != nil {
+	if _, err := s.Create(context.Background(), "/registry/core/configmaps/default/"+md.Name, data); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// isCandidate reports whether configmap name of namespace default is
+// among f's candidates.
+func isCandidate(f *gcFeed, name string) bool {
+	return slices.Contains(f.cands.sorted(), "/registry/core/configmaps/default/"+name)
 }
 
 // TestChangesAfterAnEmptyFirstPass: a leader whose first pass ran before
@@ -65,8 +86,9 @@ func TestChangesAfterAnEmptyFirstPass(t *testing.T) {
 }
 
 // TestFeedMarksOnlyRelevantChanges: changes that cannot give the
-// collector work (objects without owner references or finalizers, that
-// own nothing) ask for no pass; one that can asks for one.
+// collector work (objects without owner references or propagation
+// finalizers, that own nothing) ask for no pass; one that can asks for
+// one.
 func TestFeedMarksOnlyRelevantChanges(t *testing.T) {
 	gc, storage := newTestCollector(t)
 	ctx := context.Background()
@@ -75,7 +97,8 @@ func TestFeedMarksOnlyRelevantChanges(t *testing.T) {
 	gc.tick(ctx, &l)
 	putConfigMap(t, storage, "plain", "plain-uid")
 	putConfigMap(t, storage, "owner", "owner-uid")
-	waitFor(t, "the feed to read the plain changes", func() bool { return l.feed.read.Load() >= storage.Revision() })
+	putMarker(t, storage, "marker")
+	waitFor(t, "the feed to read the plain changes", func() bool { return isCandidate(l.feed, "marker") })
 	if l.feed.take() {
 		t.Fatal("changes that cannot give the collector work asked for a pass")
 	}
@@ -159,7 +182,7 @@ func TestCandidatesHoldWhatAFullPassWould(t *testing.T) {
 	if _, err := storage.Delete(ctx, "/registry/core/configmaps/default/gone", registry.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the feed to read the changes", func() bool { return l.feed.read.Load() >= storage.Revision() })
+	waitFor(t, "the feed to read the changes", func() bool { return !isCandidate(l.feed, "gone") })
 	full, err := gc.snapshot(ctx)
 	if err != nil {
 		t.Fatal(err)

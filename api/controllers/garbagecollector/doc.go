@@ -29,9 +29,9 @@
 // pass would build, so a pass costs what the owned objects cost, not
 // what the whole store does. Such passes also come a tick after a failed
 // pass and every gcResync (longer when a pass is slow: see resyncAfter).
-// A watch that ends (cut off, its history compacted) is opened again and
-// asks for a full pass: its fresh lists cover whatever the watch did not
-// deliver and fill the candidates again.
+// A feed whose watch ends (cut off, its history compacted) is replaced at
+// the next tick by a new one and a full pass, whose fresh lists cover
+// whatever the watch did not deliver and fill the new candidates.
 //
 // Owners are matched by uid: an owner is absent when no object of its
 // kind, name (and, for a namespaced kind, the dependent's namespace) with

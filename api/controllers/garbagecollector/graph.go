@@ -97,12 +97,7 @@ func collectable(res *resource.Resource) bool { return res.Serves("delete") }
 // afterwards by key.
 func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 	g := newGCGraph()
-	seen := map[string]bool{}
-	for _, res := range gc.reg.Resources().All() {
-		if !collectable(res) || seen[res.Prefix("")] {
-			continue // another version of a resource shares its storage
-		}
-		seen[res.Prefix("")] = true
+	for _, res := range gc.collectableResources() {
 		if err := gc.addResource(ctx, g, res); err != nil {
 			return nil, err
 		}
@@ -112,6 +107,35 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// collectableResources returns the resources whose objects the collector
+// manages, one per storage prefix: the versions of a resource share their
+// storage.
+func (gc *Collector) collectableResources() []*resource.Resource {
+	var out []*resource.Resource
+	seen := map[string]bool{}
+	for _, res := range gc.reg.Resources().All() {
+		if collectable(res) && !seen[res.Prefix("")] {
+			seen[res.Prefix("")] = true
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// addListed adds o, an object of res read for a pass, to g if it can give
+// the collector work; an owner that cannot is read by addOwners.
+func (gc *Collector) addListed(g *gcGraph, res *resource.Resource, o registry.Object) {
+	if !mentionsGC(o.Data) {
+		return
+	}
+	n, err := newGCNode(res, o)
+	if err != nil {
+		gc.log.Warn("skipping undecodable object", "err", err)
+		return
+	}
+	g.add(n)
 }
 
 func newGCGraph() *gcGraph {
@@ -133,15 +157,7 @@ func (gc *Collector) addResource(ctx context.Context, g *gcGraph, res *resource.
 			return fmt.Errorf("list %s: %w", res.Plural, err)
 		}
 		for _, o := range list.Items {
-			if !mentionsGC(o.Data) {
-				continue // no work here; an owner is read by addOwners
-			}
-			n, err := newGCNode(res, o)
-			if err != nil {
-				gc.log.Warn("skipping undecodable object", "err", err)
-				continue
-			}
-			g.add(n)
+			gc.addListed(g, res, o)
 		}
 		if list.Continue == "" {
 			return nil
