@@ -49,36 +49,35 @@ func newPathIndex() *pathIndex {
 	return &pathIndex{masks: map[int][]uint64{}, routes: map[string]*indexedRoute{}}
 }
 
-// add registers h for method on pattern; false when the pattern cannot be
+// add registers h for method on pattern, unless the pattern cannot be
 // indexed (the router alone then serves it).
-func (x *pathIndex) add(method, pattern string, h http.Handler) bool {
+func (x *pathIndex) add(method, pattern string, h http.Handler) {
 	segs, ok := splitPath(pattern)
 	if !ok || len(segs) > maxIndexedSegments {
-		return false
+		return
 	}
 	r := &indexedRoute{order: x.next, template: pattern, h: h}
 	for i, s := range segs {
 		if name, isVar := strings.CutPrefix(s, "{"); isVar {
 			name, ok = strings.CutSuffix(name, "}")
 			if !ok || name == "" || strings.ContainsAny(name, ":{}") {
-				return false // a variable with its own pattern, or not one at all
+				return // a variable with its own pattern, or not one at all
 			}
 			r.mask |= 1 << i
 			r.names = append(r.names, name)
 		} else if strings.ContainsAny(s, "{}") {
-			return false
+			return
 		}
 	}
 	key := string(appendSkeleton(nil, method, segs, r.mask))
 	if _, taken := x.routes[key]; taken {
-		return true // the router serves the first one registered, as here
+		return // the router serves the first one registered, as here
 	}
 	x.next++
 	x.routes[key] = r
 	if !containsMask(x.masks[len(segs)], r.mask) {
 		x.masks[len(segs)] = append(x.masks[len(segs)], r.mask)
 	}
-	return true
 }
 
 // lookup returns the route of method and path, with the path's variables;
