@@ -84,6 +84,12 @@ type Config struct {
 	// it stops being offered events and catches up from the history
 	// instead (see Watch). Default 1024.
 	WatchBuffer int
+	// WatchRecentEvents is the number of latest events a node keeps in
+	// memory, shared by its watches: a watch that starts from a revision
+	// they cover, or fell behind and catches up, takes its events from
+	// them rather than from the history in the state file. Default 8192;
+	// negative keeps none.
+	WatchRecentEvents int
 
 	// HeartbeatTimeout, ElectionTimeout and LeaderLeaseTimeout tune raft;
 	// zero keeps raft's defaults (1s, 1s, 500ms).
@@ -143,6 +149,12 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.ElectionTimeout, rd.ElectionTimeout)
 	if out.WatchBuffer <= 0 {
 		out.WatchBuffer = 1024
+	}
+	switch {
+	case out.WatchRecentEvents == 0:
+		out.WatchRecentEvents = 8192
+	case out.WatchRecentEvents < 0:
+		out.WatchRecentEvents = 0
 	}
 	if out.PeerDialer == nil {
 		out.PeerDialer = func(addr string, timeout time.Duration) (net.Conn, error) {

@@ -11,17 +11,21 @@ import (
 // each interested watcher's bounded queue and never waits. A watcher whose
 // queue is full falls behind, as etcd's slow watchers do: it is offered
 // nothing more until it has delivered its queue and read the events it
-// missed from the history (Watch.catchUp), then it rejoins.
+// missed from the history (Watch.catchUp), then it rejoins. The latest
+// events offered stay in recent, where such a watch finds them first.
 type hub struct {
 	mu       sync.Mutex
 	watchers map[*Watch]struct{}
 	// behind are the open watchers that are not offered events.
 	behind    map[*Watch]struct{}
 	published uint64 // applied index of the last batch offered
+	recent    *recentEvents
 }
 
-func newHub(applied uint64) *hub {
-	return &hub{watchers: map[*Watch]struct{}{}, behind: map[*Watch]struct{}{}, published: applied}
+// newHub returns a hub that keeps the latest recent events it offered.
+func newHub(applied uint64, recent int) *hub {
+	return &hub{watchers: map[*Watch]struct{}{}, behind: map[*Watch]struct{}{}, published: applied,
+		recent: newRecentEvents(recent, applied)}
 }
 
 // committed offers a batch to every watcher.
@@ -30,6 +34,7 @@ func (h *hub) committed(applied uint64, events []fsm.Event) {
 	defer h.mu.Unlock()
 	for i := range events {
 		e := &events[i]
+		h.recent.add(e)
 		for w := range h.watchers {
 			if w.interested(e.Key) && !w.offer(item{event: e}) {
 				h.fallBehindLocked(w)
@@ -45,6 +50,17 @@ func (h *hub) restored(applied uint64) {
 	defer h.mu.Unlock()
 	h.endAllLocked(&Error{Code: ErrCodeExpired, Msg: "state restored from a snapshot; watch again"})
 	h.published = applied
+	h.recent.reset(applied)
+}
+
+// recentAfter returns the events offered after rev, oldest first, and the
+// applied index they reach: every event after rev up to it. ok is false
+// when the hub no longer holds all of them.
+func (h *hub) recentAfter(rev uint64) (events []*fsm.Event, upTo uint64, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	events, ok = h.recent.after(rev)
+	return events, h.published, ok
 }
 
 // endAll ends every watch with reason as its last event.

@@ -132,7 +132,7 @@ func (s *Store) openState() error {
 		s.cfg.Logger.Warn("the state file was open, unsynced, when the machine restarted and may be torn: discarded; rebuilding the state from the newest snapshot and the raft log",
 			"path", filepath.Join(s.cfg.DataDir, stateFile))
 	}
-	s.hub = newHub(f.Applied())
+	s.hub = newHub(f.Applied(), s.cfg.WatchRecentEvents)
 	s.logStore, err = openLogStore(s.cfg.DataDir, newHCLogger(s.cfg.Logger))
 	if err != nil {
 		return err

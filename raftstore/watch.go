@@ -251,10 +251,37 @@ func (w *Watch) send(ev WatchEvent) bool {
 
 const replayChunk = 512
 
-// replay sends the retained history after from, reading it in chunks so no
-// read transaction stays open for long, and leaves w.last at the applied
-// index of the last view: every later event comes through the queue.
+// replay sends the retained history after from and leaves w.last at the
+// index it covered: every later event comes through the queue. It takes
+// the events from the hub's recent ones when they cover w.last, and
+// otherwise reads them out of the state file (see replayFile).
 func (w *Watch) replay(from uint64) error {
+	// Below the compaction the history is gone: a watch from there
+	// expires, on every node, even while the recent events hold it.
+	if w.last >= w.store.fsm.Compacted() {
+		if events, upTo, ok := w.store.hub.recentAfter(w.last); ok {
+			w.replayRecent(events, upTo)
+			return nil
+		}
+	}
+	return w.replayFile(from)
+}
+
+// replayRecent sends the events of interest among events, which are all
+// those after w.last up to upTo, and leaves w.last at upTo.
+func (w *Watch) replayRecent(events []*fsm.Event, upTo uint64) {
+	for _, e := range events {
+		if w.interested(e.Key) && !w.emit(e) {
+			return
+		}
+	}
+	w.last = max(w.last, upTo)
+}
+
+// replayFile sends the history after w.last out of the state file,
+// reading it in chunks so no read transaction stays open for long, and
+// leaves w.last at the applied index of the last view.
+func (w *Watch) replayFile(from uint64) error {
 	for {
 		var chunk []fsm.Event
 		var applied uint64

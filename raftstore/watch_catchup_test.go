@@ -16,10 +16,23 @@ import (
 const catchUpBuffer = 4
 
 // A watch whose reader falls behind is not cut off: once read again it
-// delivers every change, in order, read from the history where the hub
-// stopped queueing for it, and then goes on with live events.
+// delivers every change, in order, from where the hub stopped queueing
+// for it, and then goes on with live events. It catches up from the
+// node's recent events when they hold what it missed, and from the
+// history in the state file when they do not.
 func TestWatchThatFallsBehindCatchesUp(t *testing.T) {
-	c := storetest.NewCluster(t, 3, func(cfg *raftstore.Config) { cfg.WatchBuffer = catchUpBuffer })
+	for name, recent := range map[string]int{"recent events": 0, "state file": -1, "state file, then recent events": 64} {
+		t.Run(name, func(t *testing.T) {
+			testWatchThatFallsBehindCatchesUp(t, func(cfg *raftstore.Config) {
+				cfg.WatchBuffer = catchUpBuffer
+				cfg.WatchRecentEvents = recent
+			})
+		})
+	}
+}
+
+func testWatchThatFallsBehindCatchesUp(t *testing.T, configure func(*raftstore.Config)) {
+	c := storetest.NewCluster(t, 3, configure)
 	ctx := faultStepContext(t, 2*time.Minute)
 	leader, follower := c.Leader(), c.Follower()
 	counts := &countingObserver{}
