@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/raftapi/raftapi/api/builtin"
 	"github.com/raftapi/raftapi/api/registry"
-	"github.com/raftapi/raftapi/api/resource"
 	"github.com/raftapi/raftapi/raftstore/storetest"
 )
 
@@ -30,9 +27,8 @@ import (
 func BenchmarkPass(b *testing.B) {
 	c := storetest.NewCluster(b, 1)
 	c.WaitForLeader()
-	storage := registry.FromRaftstore(c.Nodes[0].Store)
-	reg := registry.New(resource.NewRegistry(builtin.Resources()...), storage, registry.Options{})
-	gc := New(reg, slog.New(slog.DiscardHandler))
+	gc := newStoreCollector(c.Nodes[0].Store)
+	storage := gc.reg.Storage()
 	ctx := context.Background()
 	value := strings.Repeat("x", 1024)
 	put := func(name string, owners ...metav1.OwnerReference) error {

@@ -88,12 +88,15 @@ func (gc *Collector) snapshotOf(ctx context.Context, keys []string) (*gcGraph, e
 
 // resourceOfKey returns the one of resources whose storage prefix holds
 // key, the longest when prefixes nest; nil for none.
-func resourceOfKey(resources []*resource.Resource, key string) *resource.Resource {
-	var best *resource.Resource
-	for _, res := range resources {
-		if p := res.Prefix(""); strings.HasPrefix(key, p) && (best == nil || len(p) > len(best.Prefix(""))) {
-			best = res
+func resourceOfKey(resources []collectableResource, key string) *resource.Resource {
+	var best *collectableResource
+	for i, c := range resources {
+		if strings.HasPrefix(key, c.prefix) && (best == nil || len(c.prefix) > len(best.prefix)) {
+			best = &resources[i]
 		}
 	}
-	return best
+	if best == nil {
+		return nil
+	}
+	return best.res
 }

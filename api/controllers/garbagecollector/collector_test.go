@@ -13,8 +13,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/raftapi/raftapi/api/builtin"
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
+	"github.com/raftapi/raftapi/api/resource"
+	"github.com/raftapi/raftapi/raftstore"
 )
 
 // newTestCollector returns a collector over an in-memory store holding
@@ -23,6 +26,13 @@ func newTestCollector(t testing.TB) (*Collector, *registrytest.Storage) {
 	t.Helper()
 	reg, storage := registrytest.NewRegistry(t, registry.Options{})
 	return New(reg, slog.New(slog.NewTextHandler(io.Discard, nil))), storage
+}
+
+// newStoreCollector returns a collector of the built-in resources over
+// store, a real raftstore node.
+func newStoreCollector(store *raftstore.Store) *Collector {
+	reg := registry.New(resource.NewRegistry(builtin.Resources()...), registry.FromRaftstore(store), registry.Options{})
+	return New(reg, slog.New(slog.DiscardHandler))
 }
 
 // putConfigMap stores a configmap of namespace default as a client's

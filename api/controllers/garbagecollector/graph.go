@@ -97,8 +97,8 @@ func collectable(res *resource.Resource) bool { return res.Serves("delete") }
 // afterwards by key.
 func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 	g := newGCGraph()
-	for _, res := range gc.collectableResources() {
-		if err := gc.addResource(ctx, g, res); err != nil {
+	for _, c := range gc.collectableResources() {
+		if err := gc.addResource(ctx, g, c.res); err != nil {
 			return nil, err
 		}
 	}
@@ -109,16 +109,23 @@ func (gc *Collector) snapshot(ctx context.Context) (*gcGraph, error) {
 	return g, nil
 }
 
+// collectableResource is a resource whose objects the collector manages,
+// with its storage prefix.
+type collectableResource struct {
+	prefix string
+	res    *resource.Resource
+}
+
 // collectableResources returns the resources whose objects the collector
 // manages, one per storage prefix: the versions of a resource share their
 // storage.
-func (gc *Collector) collectableResources() []*resource.Resource {
-	var out []*resource.Resource
+func (gc *Collector) collectableResources() []collectableResource {
+	var out []collectableResource
 	seen := map[string]bool{}
 	for _, res := range gc.reg.Resources().All() {
-		if collectable(res) && !seen[res.Prefix("")] {
-			seen[res.Prefix("")] = true
-			out = append(out, res)
+		if p := res.Prefix(""); collectable(res) && !seen[p] {
+			seen[p] = true
+			out = append(out, collectableResource{prefix: p, res: res})
 		}
 	}
 	return out

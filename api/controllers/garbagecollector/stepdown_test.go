@@ -3,13 +3,10 @@ package garbagecollector
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
-	"github.com/raftapi/raftapi/api/builtin"
 	"github.com/raftapi/raftapi/api/registry"
-	"github.com/raftapi/raftapi/api/resource"
 	"github.com/raftapi/raftapi/raftstore/storetest"
 )
 
@@ -21,15 +18,14 @@ func TestRunEndsAfterSteppingDown(t *testing.T) {
 	c := storetest.NewCluster(t, 3)
 	i := c.WaitForLeader()
 	store := c.Nodes[i].Store
-	reg := registry.New(resource.NewRegistry(builtin.Resources()...), registry.FromRaftstore(store), registry.Options{})
-	gc := New(reg, slog.New(slog.DiscardHandler))
+	gc := newStoreCollector(store)
 	ctx, cancel := context.WithCancel(context.Background())
 	var l gcLoop
 	gc.tick(ctx, &l)
 	if l.feed == nil {
 		t.Fatal("no feed on the leader")
 	}
-	putConfigMap(t, reg.Storage(), "plain", "plain-uid")
+	putConfigMap(t, gc.reg.Storage(), "plain", "plain-uid")
 	if err := store.TransferLeadership(); err != nil {
 		t.Fatal(err)
 	}
