@@ -8,7 +8,9 @@
 //
 //   - "current": storage key -> 8-byte revision + object JSON
 //   - "rev":     8-byte big-endian revision -> one history record
-//     {type, key, object, previous object}
+//     {type, key, previous object and its revision}; the change's own
+//     object is the key's current one or the previous object of the
+//     key's next record, so it is not stored again (View.eventObject)
 //   - "keyidx":  key + 0x00 + 8-byte revision -> nothing, to find a key's
 //     revisions inside the history window
 //   - "meta":    the last applied index and the compaction boundary

@@ -108,17 +108,24 @@ type Event struct {
 	PrevRev uint64
 }
 
+// encodeRecord is the history record of e: its type, key, the version
+// it replaced and that version's revision. It leaves out e.Object: that
+// version is either the key's current one or the one the key's next
+// change replaced, both already stored (View.eventObject finds it), so
+// every version of an object is stored once. Records written by earlier
+// releases carry the object; decodeRecord reads both.
 func encodeRecord(e *Event) []byte {
-	b := make([]byte, 0, 1+len(e.Key)+len(e.Object)+len(e.Prev)+15)
+	b := make([]byte, 0, 1+len(e.Key)+len(e.Prev)+15)
 	b = append(b, byte(e.Type))
 	b = appendBytes(b, []byte(e.Key))
-	b = appendBytes(b, e.Object)
+	b = appendBytes(b, nil)
 	b = appendBytes(b, e.Prev)
 	return binary.AppendUvarint(b, e.PrevRev)
 }
 
 // decodeRecord parses a history record; the returned slices are copies, so
-// the event outlives the transaction it was read in.
+// the event outlives the transaction it was read in. Object is nil unless
+// the record was written by an earlier release, which stored it.
 func decodeRecord(rev uint64, v []byte) Event {
 	if len(v) == 0 {
 		panic(fmt.Sprintf("fsm: empty history record at revision %d", rev))
@@ -129,6 +136,9 @@ func decodeRecord(rev uint64, v []byte) Event {
 	e.Object = clone(d.bytes())
 	e.Prev = clone(d.bytes())
 	e.PrevRev = d.uvarint()
+	if len(e.Object) == 0 {
+		e.Object = nil
+	}
 	if len(e.Prev) == 0 {
 		e.Prev = nil
 	}

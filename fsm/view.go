@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"bytes"
+	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -256,9 +257,35 @@ func (v *View) Events(after uint64, fn func(Event) bool) error {
 	}
 	c := v.rev.Cursor()
 	for k, val := c.Seek(revBytes(after + 1)); k != nil; k, val = c.Next() {
-		if !fn(decodeRecord(bytesToRev(k), val)) {
+		e := decodeRecord(bytesToRev(k), val)
+		if e.Object == nil {
+			e.Object = v.eventObject(&e)
+		}
+		if !fn(e) {
 			return nil
 		}
 	}
 	return nil
+}
+
+// eventObject finds the object a change stored, which its history record
+// leaves out (encodeRecord). A delete stored the version it removed,
+// stamped with its own revision: stamping is deterministic, so stamping
+// again gives the same bytes. A create or update stored the version the
+// key held at the change's revision: the key's current version, or the
+// one its next change replaced, a record that compaction keeps as long as
+// it keeps this one.
+func (v *View) eventObject(e *Event) []byte {
+	if e.Type == Deleted {
+		obj, err := StampResourceVersion(e.Prev, e.Rev)
+		if err != nil {
+			panic(fmt.Sprintf("fsm: deleted object %q at %d is not JSON: %v", e.Key, e.Rev, err))
+		}
+		return obj
+	}
+	obj, ok := v.objectAt(e.Key, e.Rev)
+	if !ok || obj.Rev != e.Rev {
+		panic(fmt.Sprintf("fsm: no version of %q at %d for its %s record (found %v at %d)", e.Key, e.Rev, e.Type, ok, obj.Rev))
+	}
+	return obj.Data
 }

@@ -52,6 +52,50 @@ func history(t *testing.T) (*harness, map[uint64]*fsm.Result) {
 	return h, res
 }
 
+// TestHistoryRecordsStoreNoObject checks that a change's history record
+// leaves its object out (each version is stored once, in the current state
+// or as the version a later change replaced) and that a state file whose
+// records carry their objects, as earlier releases wrote them, reads the
+// same, alone and mixed with new records.
+func TestHistoryRecordsStoreNoObject(t *testing.T) {
+	h, _ := history(t)
+	if n := fsm.RecordsWithObject(h.f); n != 0 {
+		t.Fatalf("%d history records store their object", n)
+	}
+	want := dump(t, h.f)
+	if len(want.Events) != 11 {
+		t.Fatalf("history has %d events, want 11", len(want.Events))
+	}
+	if err := fsm.RewriteRecordsWithObject(h.f); err != nil {
+		t.Fatal(err)
+	}
+	if n := fsm.RecordsWithObject(h.f); n != 11 {
+		t.Fatalf("%d records rewritten with their object, want 11", n)
+	}
+	h.reopen()
+	if got := dump(t, h.f); !reflect.DeepEqual(got, want) {
+		t.Fatalf("state with records of an earlier release reads\n%+v\nwant\n%+v", got, want)
+	}
+
+	h.mustApply(update("/a/2", `{"v":6}`, fsm.Preconditions{}))
+	h.mustApply(del("/a/0", fsm.Preconditions{}))
+	h.mustApply(compact(4))
+	got := dump(t, h.f)
+	if n := fsm.RecordsWithObject(h.f); n != 8 {
+		t.Fatalf("%d records of the earlier release after compacting at 4, want 8", n)
+	}
+	// Events after the boundary 4: the earlier release's records from 5 on
+	// (want.Events[4:]), then the two new changes.
+	if len(got.Events) != len(want.Events)-4+2 {
+		t.Fatalf("%d events after two more changes and compacting at 4, want %d", len(got.Events), len(want.Events)-2)
+	}
+	if !reflect.DeepEqual(got.Events[:len(got.Events)-2], want.Events[4:]) {
+		t.Fatalf("events of the earlier release's records changed:\n%+v\nwant\n%+v", got.Events, want.Events[4:])
+	}
+	assertJSON(t, got.Events[len(got.Events)-2].Object, stamped(t, `{"v":6}`, 13))
+	assertJSON(t, got.Events[len(got.Events)-1].Object, stamped(t, `{}`, 14))
+}
+
 func TestViewGet(t *testing.T) {
 	h, res := history(t)
 	tests := []struct {
