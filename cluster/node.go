@@ -326,42 +326,20 @@ func (n *Node) shutdownHTTP(ctx context.Context) error {
 	return err
 }
 
-// slowStopPhase is how long a phase of Stop may take before it is
-// logged: a node that takes long to stop is one an operator (or the fault
-// harness, which kills it after a while) needs to hear about.
-const slowStopPhase = 2 * time.Second
-
-// slowStopLogger returns a function that logs, at warning level, the
-// phase it names when that phase took longer than slowStopPhase since the
-// previous call.
-func slowStopLogger(log *slog.Logger) func(phase string) {
-	last := time.Now()
-	return func(phase string) {
-		if d := time.Since(last); d > slowStopPhase {
-			log.Warn("stopping took long", "waited-for", phase, "took", d.Round(time.Millisecond))
-		}
-		last = time.Now()
-	}
-}
-
 // Stop stops serving, waiting up to the context's deadline for requests in
 // flight, then leaves gossip silently and closes the store. It does not
 // leave the cluster: see Leave.
 func (n *Node) Stop(ctx context.Context) error {
 	n.stopOnce.Do(func() {
-		slow := slowStopLogger(n.cfg.Logger)
+		phases := newStopPhases(n.cfg.Logger)
 		close(n.stop)
-		n.wg.Wait()
-		slow("the node's loops and controllers")
-		herr := n.shutdownHTTP(ctx)
-		slow("requests in flight")
+		phases.run("the node's loops and controllers", func() error { n.wg.Wait(); return nil })
+		herr := phases.run("requests in flight", func() error { return n.shutdownHTTP(ctx) })
 		var gerr error
 		if n.gossip != nil {
-			gerr = n.gossip.shutdown()
+			gerr = phases.run("gossip", n.gossip.shutdown)
 		}
-		slow("gossip")
-		serr := n.store.Close()
-		slow("the store")
+		serr := phases.run("the store", n.store.Close)
 		n.stopErr = errors.Join(herr, gerr, serr, n.audit.Close())
 	})
 	return n.stopErr

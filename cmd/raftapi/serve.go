@@ -203,6 +203,8 @@ func runNode(cfg cluster.Config) error {
 	case err := <-node.Done():
 		if err != nil {
 			cfg.Logger.Error("HTTP server stopped", "err", err)
+		} else {
+			cfg.Logger.Info("stopping", "why", "left the cluster")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
