@@ -88,15 +88,13 @@ func (gc *Collector) snapshotOf(ctx context.Context, keys []string) (*gcGraph, e
 
 // resourceOfKey returns the one of resources whose storage prefix holds
 // key, the longest when prefixes nest; nil for none.
+// Storage prefixes are never empty, so the zero value loses to any match.
 func resourceOfKey(resources []collectableResource, key string) *resource.Resource {
-	var best *collectableResource
-	for i, c := range resources {
-		if strings.HasPrefix(key, c.prefix) && (best == nil || len(c.prefix) > len(best.prefix)) {
-			best = &resources[i]
+	var best collectableResource
+	for _, c := range resources {
+		if strings.HasPrefix(key, c.prefix) && len(c.prefix) > len(best.prefix) {
+			best = c
 		}
-	}
-	if best == nil {
-		return nil
 	}
 	return best.res
 }
