@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/raftapi/raftapi/bench/internal/kubeapi"
 	"github.com/raftapi/raftapi/bench/internal/procs"
@@ -35,16 +34,7 @@ func (n *Node) kubeconfig() string { return filepath.Join(n.DataDir(), "admin.ku
 func (n *Node) Process() *procs.Process { return n.proc }
 
 // LogTail returns the last bytes of the node's log, for error messages.
-func (n *Node) LogTail(max int) string {
-	b, err := os.ReadFile(n.logPath())
-	if err != nil {
-		return ""
-	}
-	if len(b) > max {
-		b = b[len(b)-max:]
-	}
-	return strings.TrimSpace(string(b))
-}
+func (n *Node) LogTail(max int) string { return procs.Tail(n.logPath(), max) }
 
 // exitedErr describes a node whose process ended.
 func (n *Node) exitedErr() error {
