@@ -149,7 +149,8 @@ bench:
 # The benchmarks of real processes (bench/, a module of its own, so that
 # etcd's server stays out of raftapi's go.mod): a 3-node cluster of
 # bin/raftapi driven through its HTTP API, and with BENCH_VS=etcd a
-# 3-member etcd doing the same work. Sizes and lengths are flags of
+# 3-member etcd doing the same work; BENCH_VS=etcd,kube-apiserver adds
+# kube-apiservers over another 3-member etcd. Sizes and lengths are flags of
 # bin/raftapi-bench, or BENCH_* in the environment (BENCH_DURATION,
 # BENCH_CLIENTS, BENCH_LIST_OBJECTS, BENCH_RESTART_OBJECTS, ...; see
 # bin/raftapi-bench cluster -h and scale -h); BENCH_FLAGS passes more.
@@ -157,7 +158,7 @@ bench:
 # of make test, runs each at tiny sizes and fails on any error or on a
 # figure without operations.
 BENCH_FLAGS ?=
-BENCH_SMOKE_CLUSTER := -vs etcd -duration 1s -clients 1,4 -watch-rate 50
+BENCH_SMOKE_CLUSTER := -vs etcd,kube-apiserver -kube-apiserver $(BIN)/kube-apiserver -duration 1s -clients 1,4 -watch-rate 50
 BENCH_SMOKE_SCALE   := -duration 1s -watchers 20 -watch-rate 50 -list-objects 200 -page-limit 50 -churn 50 \
 	-restart-objects 300 -load-clients 16 -max-cutoff 0
 BENCH_SMOKE_CONVERSION := -duration 1s -rounds 1 -clients 4 -list-objects 50 -watchers 4 -watch-rate 50
@@ -165,9 +166,25 @@ BENCH_SMOKE_CONVERSION := -duration 1s -rounds 1 -clients 4 -list-objects 50 -wa
 build-bench:
 	cd bench && CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(BIN)/raftapi-bench ./cmd/raftapi-bench
 
-## bench-cluster: 3 real nodes over HTTP: writes, gets, lists, watches at 1 and 64 clients (BENCH_VS=etcd: beside etcd)
-bench-cluster: build build-bench
-	$(BIN)/raftapi-bench cluster -raftapi $(BIN)/raftapi $(BENCH_FLAGS)
+# kube-apiserver: the released kube-apiserver, unmodified, built from the
+# nested module bench/kube-apiserver (which pins k8s.io/kubernetes), for
+# BENCH_VS=kube-apiserver. Its version string is stamped from the pinned
+# module version, as kubectl-current's is. A cold build takes about nine
+# minutes on two cores.
+.PHONY: kube-apiserver
+kube-apiserver:
+	cd bench/kube-apiserver && v=$$($(GO) list -m -f '{{.Version}}' k8s.io/kubernetes) && \
+		minor=$$(echo $$v | cut -d. -f2) && \
+		CGO_ENABLED=0 $(GO) build -trimpath -o $(CURDIR)/$(BIN)/kube-apiserver \
+		-ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$$minor" \
+		k8s.io/kubernetes/cmd/kube-apiserver
+
+# BENCH_VS naming kube-apiserver builds it first.
+BENCH_VS_BUILD := $(if $(findstring kube-apiserver,$(BENCH_VS)),kube-apiserver)
+
+## bench-cluster: 3 real nodes over HTTP: writes, gets, lists, watches at 1 and 64 clients (BENCH_VS=etcd,kube-apiserver: beside them)
+bench-cluster: build build-bench $(BENCH_VS_BUILD)
+	$(BIN)/raftapi-bench cluster -raftapi $(BIN)/raftapi -kube-apiserver $(BIN)/kube-apiserver $(BENCH_FLAGS)
 
 ## bench-scale: 1,000 watchers, a 100,000-object list, paged and Exact lists, restart with 1,000,000 objects, memory
 bench-scale: build build-bench
@@ -177,8 +194,8 @@ bench-scale: build build-bench
 bench-conversion: build build-bench
 	$(BIN)/raftapi-bench conversion -raftapi $(BIN)/raftapi $(BENCH_FLAGS)
 
-## bench-smoke: bench-cluster (with etcd), bench-scale and bench-conversion at tiny sizes; fails on errors or empty figures
-bench-smoke: build build-bench
+## bench-smoke: bench-cluster (with etcd and kube-apiserver), bench-scale and bench-conversion at tiny sizes; fails on errors or empty figures
+bench-smoke: build build-bench kube-apiserver
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...
 	$(BIN)/raftapi-bench cluster -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-cluster $(BENCH_SMOKE_CLUSTER)
 	$(BIN)/raftapi-bench scale -raftapi $(BIN)/raftapi -out $(BIN)/bench-report/smoke-scale $(BENCH_SMOKE_SCALE)

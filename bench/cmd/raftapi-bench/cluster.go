@@ -20,7 +20,8 @@ func clusterCmd(ctx context.Context, args []string) int {
 	clients := intList{1, 64}
 	var vs, out, tmp string
 	fs.StringVar(&cfg.Raftapi, "raftapi", "bin/raftapi", "the raftapi binary")
-	fs.StringVar(&vs, "vs", "", `"etcd": run the figures against a 3-member etcd cluster too`)
+	fs.StringVar(&vs, "vs", "", `targets to compare with, comma-separated: "etcd" (a 3-member etcd cluster), "kube-apiserver" (one beside each member of another)`)
+	fs.StringVar(&cfg.KubeAPIServer, "kube-apiserver", "bin/kube-apiserver", "the kube-apiserver binary (make kube-apiserver), for -vs kube-apiserver")
 	fs.DurationVar(&cfg.Figures.Duration, "duration", 8*time.Second, "length of each figure")
 	fs.Var(&clients, "clients", "client counts of the write figures; the read figures use the largest")
 	fs.IntVar(&cfg.Figures.ValueSize, "value-size", 1024, "bytes of every value written")
@@ -29,17 +30,24 @@ func clusterCmd(ctx context.Context, args []string) int {
 	fs.Float64Var(&cfg.Figures.WatchRate, "watch-rate", 200, "writes per second during the watch figure")
 	fs.StringVar(&out, "out", "bin/bench-report/bench-cluster", "directory of report.md, report.json and report.html")
 	fs.StringVar(&tmp, "tmpdir", "", "parent of the run's temporary directory (default: the system's)")
-	if err := parse(fs, args, map[string]string{"raftapi": "BENCH_RAFTAPI", "vs": "BENCH_VS", "duration": "BENCH_DURATION",
+	if err := parse(fs, args, map[string]string{"raftapi": "BENCH_RAFTAPI", "kube-apiserver": "BENCH_KUBE_APISERVER", "vs": "BENCH_VS", "duration": "BENCH_DURATION",
 		"clients": "BENCH_CLIENTS", "value-size": "BENCH_VALUE_SIZE", "watchers": "BENCH_WATCHERS",
 		"watch-rate": "BENCH_WATCH_RATE", "out": "BENCH_OUT", "tmpdir": "BENCH_TMPDIR"}); err != nil {
 		fmt.Fprintln(os.Stderr, "raftapi-bench cluster:", err)
 		return 2
 	}
-	if vs != "" && vs != "etcd" {
-		fmt.Fprintf(os.Stderr, "raftapi-bench cluster: -vs %q: only etcd is known\n", vs)
-		return 2
+	for name := range strings.SplitSeq(vs, ",") {
+		switch strings.TrimSpace(name) {
+		case "":
+		case "etcd":
+			cfg.VsEtcd = true
+		case "kube-apiserver":
+			cfg.VsKubeAPIServer = true
+		default:
+			fmt.Fprintf(os.Stderr, "raftapi-bench cluster: -vs %q: only etcd and kube-apiserver are known\n", name)
+			return 2
+		}
 	}
-	cfg.VsEtcd = vs == "etcd"
 	cfg.Figures.Clients = slices.Sorted(slices.Values(clients))
 	if cfg.Figures.Watchers == 0 {
 		cfg.Figures.Watchers = slices.Max(cfg.Figures.Clients)
@@ -53,6 +61,12 @@ func runCluster(ctx context.Context, cfg clusterbench.Config, out, tmp string) i
 	if cfg.Self, err = os.Executable(); err != nil {
 		fmt.Fprintln(os.Stderr, "raftapi-bench cluster:", err)
 		return 1
+	}
+	if cfg.VsKubeAPIServer {
+		if cfg.KubeAPIServer, err = executable(cfg.KubeAPIServer); err != nil {
+			fmt.Fprintf(os.Stderr, "raftapi-bench cluster: -kube-apiserver: %v (make kube-apiserver builds it)\n", err)
+			return 2
+		}
 	}
 	dir, remove, ok := prepare("cluster", &cfg.Raftapi, tmp)
 	if !ok {
@@ -79,8 +93,15 @@ func runCluster(ctx context.Context, cfg clusterbench.Config, out, tmp string) i
 func clusterAbout(cfg clusterbench.Config, took time.Duration) []string {
 	f := cfg.Figures
 	targets := "raftapi " + binaryVersion(cfg.Raftapi)
+	var vs []string
 	if cfg.VsEtcd {
-		targets += " vs etcd " + etcdVersion()
+		vs = append(vs, "etcd "+etcdVersion())
+	}
+	if cfg.VsKubeAPIServer {
+		vs = append(vs, kubeAPIServerVersion(cfg.KubeAPIServer)+" over etcd "+etcdVersion())
+	}
+	if len(vs) > 0 {
+		targets += " vs " + strings.Join(vs, ", ")
 	}
 	var cl []string
 	for _, n := range f.Clients {

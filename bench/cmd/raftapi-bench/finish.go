@@ -42,6 +42,16 @@ func binaryVersion(bin string) string {
 	return "(" + strings.Join(fields, ", ") + ")"
 }
 
+// kubeAPIServerVersion is what `kube-apiserver --version` prints:
+// "Kubernetes v1.X.Y".
+func kubeAPIServerVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "kube-apiserver (version unknown)"
+	}
+	return "kube-apiserver (" + strings.TrimSpace(string(out)) + ")"
+}
+
 // etcdVersion is the version of etcd's server module built in.
 func etcdVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {

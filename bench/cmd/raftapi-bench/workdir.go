@@ -31,3 +31,20 @@ func prepare(command string, raftapi *string, parent string) (dir string, remove
 	}
 	return dir, remove, true
 }
+
+// executable returns path made absolute once it names a regular file
+// anyone may execute.
+func executable(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("%s: not an executable file", abs)
+	}
+	return abs, nil
+}

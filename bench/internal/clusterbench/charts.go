@@ -39,11 +39,11 @@ type named struct {
 }
 
 // shades are the targets' colours, in order.
-var shades = [][2]string{{"#1f77b4", "#8fc1e3"}, {"#d62728", "#f2a09f"}}
+var shades = [][2]string{{"#1f77b4", "#8fc1e3"}, {"#d62728", "#f2a09f"}, {"#2ca02c", "#98df8a"}}
 
 func (r Results) targets() []named {
 	var out []named
-	for _, outs := range [][]figures.Outcome{r.Raftapi, r.Etcd} {
+	for _, outs := range append([][]figures.Outcome{r.Raftapi}, r.compared()...) {
 		if len(outs) == 0 {
 			continue
 		}

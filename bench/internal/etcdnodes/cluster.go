@@ -30,6 +30,9 @@ type Config struct {
 
 // Cluster is a running etcd cluster.
 type Cluster struct {
+	// TLS is the run's CA and the certificate members and clients
+	// present.
+	TLS     TLSFiles
 	members []MemberConfig
 	procs   []*procs.Process
 	clients []*clientv3.Client
@@ -42,7 +45,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{}
+	c := &Cluster{TLS: tlsFiles}
 	var initial []string
 	for i := range cfg.Members {
 		m, err := newMember(fmt.Sprintf("e%d", i+1), cfg.Dir, tlsFiles)
@@ -121,6 +124,15 @@ func (c *Cluster) connect(ctx context.Context, files TLSFiles) error {
 
 // Clients returns a client per member, in member order.
 func (c *Cluster) Clients() []*clientv3.Client { return c.clients }
+
+// ClientURLs returns each member's client URL, in member order.
+func (c *Cluster) ClientURLs() []string {
+	out := make([]string, len(c.members))
+	for i, m := range c.members {
+		out[i] = "https://" + m.ClientAddr
+	}
+	return out
+}
 
 // Close closes the clients; the process group stops the members.
 func (c *Cluster) Close() {

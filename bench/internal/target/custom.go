@@ -142,5 +142,5 @@ func (t *Custom) Watch(ctx context.Context, w int, space string) (figures.Stream
 	if err != nil {
 		return nil, err
 	}
-	return raftapiStream{s}, nil
+	return objectStream{s}, nil
 }

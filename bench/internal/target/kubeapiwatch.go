@@ -11,7 +11,7 @@ import (
 // Watch opens a watch of the namespace's ConfigMaps on node w mod 3 from
 // its current resourceVersion (a Most Recent list of one item), on the
 // connections of w's group of watchers.
-func (r *Raftapi) Watch(ctx context.Context, w int, space string) (figures.Stream, error) {
+func (r *KubeAPI) Watch(ctx context.Context, w int, space string) (figures.Stream, error) {
 	cl := r.watches.client(w)
 	ns := Namespace(space)
 	p, err := cl.ListConfigMaps(ctx, ns, kubeapi.ListOptions{Limit: 1})
@@ -22,13 +22,14 @@ func (r *Raftapi) Watch(ctx context.Context, w int, space string) (figures.Strea
 	if err != nil {
 		return nil, err
 	}
-	return raftapiStream{s}, nil
+	return objectStream{s}, nil
 }
 
-// raftapiStream is a figures.Stream over a ConfigMap watch.
-type raftapiStream struct{ w *kubeapi.Watch }
+// objectStream is a figures.Stream over a watch of ConfigMaps or custom
+// resources.
+type objectStream struct{ w *kubeapi.Watch }
 
-func (s raftapiStream) Next() (string, error) {
+func (s objectStream) Next() (string, error) {
 	for {
 		ev, err := s.w.Next()
 		if err != nil {
@@ -40,4 +41,4 @@ func (s raftapiStream) Next() (string, error) {
 	}
 }
 
-func (s raftapiStream) Close() { s.w.Close() }
+func (s objectStream) Close() { s.w.Close() }

@@ -11,39 +11,57 @@ import (
 	"github.com/raftapi/raftapi/bench/internal/kubeapi"
 )
 
-// Raftapi drives a raftapi cluster through its HTTP API.
-type Raftapi struct {
+// KubeAPI drives a cluster through its Kubernetes HTTP API: raftapi's
+// nodes, or kube-apiservers over etcd.
+type KubeAPI struct {
+	name    string
 	clients []*kubeapi.Client // one per node
+	// caBundleWait is how long Prepare waits for the CA bundle ConfigMap
+	// of a new namespace.
+	caBundleWait time.Duration
 
 	rvs     sync.Map // namespace/name → the resourceVersion last written
 	watches watchPool
 }
 
-var _ figures.Target = (*Raftapi)(nil)
+var _ figures.Target = (*KubeAPI)(nil)
 
-// NewRaftapi returns the target of the nodes' clients (one per node, in
-// node order), with newTransport for the watches' connections.
-func NewRaftapi(clients []*kubeapi.Client, newTransport func() *http.Transport) *Raftapi {
-	return &Raftapi{clients: clients, watches: watchPool{nodes: clients, newTransport: newTransport}}
+// NewRaftapi returns the target of raftapi's nodes' clients (one per
+// node, in node order), with newTransport for the watches' connections.
+func NewRaftapi(clients []*kubeapi.Client, newTransport func() *http.Transport) *KubeAPI {
+	return newKubeAPI("raftapi", clients, newTransport, caBundleWait)
+}
+
+// NewKubeAPIServer returns the target of kube-apiservers' clients, as
+// NewRaftapi. With no kube-controller-manager beside them, no CA bundle
+// appears in a new namespace, and Prepare does not wait for one.
+func NewKubeAPIServer(clients []*kubeapi.Client, newTransport func() *http.Transport) *KubeAPI {
+	return newKubeAPI("kube-apiserver", clients, newTransport, 0)
+}
+
+func newKubeAPI(name string, clients []*kubeapi.Client, newTransport func() *http.Transport, wait time.Duration) *KubeAPI {
+	return &KubeAPI{name: name, clients: clients, caBundleWait: wait,
+		watches: watchPool{nodes: clients, newTransport: newTransport}}
 }
 
 // Name implements figures.Target.
-func (r *Raftapi) Name() string { return "raftapi" }
+func (r *KubeAPI) Name() string { return r.name }
 
 // Namespace is the namespace holding space's keys.
 func Namespace(space string) string { return "bench-" + space }
 
-func (r *Raftapi) client(c int) *kubeapi.Client { return r.clients[c%len(r.clients)] }
+func (r *KubeAPI) client(c int) *kubeapi.Client { return r.clients[c%len(r.clients)] }
 
 // Prepare creates space's namespace and waits for the CA bundle
-// ConfigMap raftapi adds to every namespace, so that the namespace's
+// ConfigMap raftapi adds to every namespace (as kube-controller-manager
+// does), so that the namespace's
 // content is settled before a figure counts it.
-func (r *Raftapi) Prepare(ctx context.Context, space string) error {
+func (r *KubeAPI) Prepare(ctx context.Context, space string) error {
 	ns := Namespace(space)
-	if err := r.clients[0].CreateNamespace(ctx, ns); err != nil {
+	if err := r.clients[0].CreateNamespace(ctx, ns); err != nil || r.caBundleWait == 0 {
 		return err
 	}
-	deadline := time.Now().Add(caBundleWait)
+	deadline := time.Now().Add(r.caBundleWait)
 	for {
 		_, err := r.clients[0].GetConfigMap(ctx, ns, caBundle, false)
 		if err == nil || !kubeapi.IsNotFound(err) || time.Now().After(deadline) {
@@ -65,7 +83,7 @@ const (
 )
 
 // Create creates a ConfigMap holding value.
-func (r *Raftapi) Create(ctx context.Context, c int, space, name, value string) error {
+func (r *KubeAPI) Create(ctx context.Context, c int, space, name, value string) error {
 	ns := Namespace(space)
 	o, err := r.client(c).CreateConfigMap(ctx, ns, name, value)
 	if err != nil {
@@ -77,7 +95,7 @@ func (r *Raftapi) Create(ctx context.Context, c int, space, name, value string) 
 
 // Update replaces the ConfigMap conditionally on the resourceVersion this
 // target last wrote for it, as a controller updates what it read.
-func (r *Raftapi) Update(ctx context.Context, c int, space, name, value string) error {
+func (r *KubeAPI) Update(ctx context.Context, c int, space, name, value string) error {
 	ns := Namespace(space)
 	rv, ok := r.rvs.Load(ns + "/" + name)
 	if !ok {
@@ -92,7 +110,7 @@ func (r *Raftapi) Update(ctx context.Context, c int, space, name, value string) 
 }
 
 // Delete deletes the ConfigMap.
-func (r *Raftapi) Delete(ctx context.Context, c int, space, name string) error {
+func (r *KubeAPI) Delete(ctx context.Context, c int, space, name string) error {
 	ns := Namespace(space)
 	if err := r.client(c).DeleteConfigMap(ctx, ns, name); err != nil {
 		return err
@@ -102,13 +120,13 @@ func (r *Raftapi) Delete(ctx context.Context, c int, space, name string) error {
 }
 
 // Get reads the ConfigMap, Most Recent or with resourceVersion=0.
-func (r *Raftapi) Get(ctx context.Context, c int, space, name string, stale bool) error {
+func (r *KubeAPI) Get(ctx context.Context, c int, space, name string, stale bool) error {
 	_, err := r.client(c).GetConfigMap(ctx, Namespace(space), name, stale)
 	return err
 }
 
 // List lists the namespace's ConfigMaps, Most Recent, in one request.
-func (r *Raftapi) List(ctx context.Context, c int, space string) (int, error) {
+func (r *KubeAPI) List(ctx context.Context, c int, space string) (int, error) {
 	p, err := r.client(c).ListConfigMaps(ctx, Namespace(space), kubeapi.ListOptions{})
 	if err != nil {
 		return 0, err
