@@ -172,6 +172,7 @@ build-bench:
 # module version, as kubectl-current's is. A cold build takes about nine
 # minutes on two cores.
 .PHONY: kube-apiserver
+## kube-apiserver: bin/kube-apiserver, the released kube-apiserver the benchmarks compare with (BENCH_VS)
 kube-apiserver:
 	cd bench/kube-apiserver && v=$$($(GO) list -m -f '{{.Version}}' k8s.io/kubernetes) && \
 		minor=$$(echo $$v | cut -d. -f2) && \
