@@ -11,3 +11,10 @@ const OutBuffer = outBuffer
 
 // ReplayChunk is how many events a watch reads from the history at once.
 const ReplayChunk = replayChunk
+
+// PipelineErr is what s's raft transport answers a request for an
+// AppendEntries pipeline: an error when pipelining is off.
+func (s *Store) PipelineErr() error {
+	_, err := s.transport.AppendEntriesPipeline("peer", "127.0.0.1:1")
+	return err
+}

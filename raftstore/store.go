@@ -180,6 +180,9 @@ func (s *Store) startRaft(bound net.Addr) error {
 		MaxPool: 4,
 		Timeout: 10 * time.Second,
 		Logger:  hl,
+		// No pipelined replication: hashicorp/raft's pipeline can
+		// deadlock (see noPipelining) and stop a follower's log for good.
+		MaxRPCsInFlight: noPipelining,
 	})
 	rc := s.raftConfig(hl)
 	has, err := raft.HasExistingState(s.logs, s.logStore, snaps)

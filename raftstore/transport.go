@@ -8,6 +8,29 @@ import (
 	"github.com/hashicorp/raft"
 )
 
+// noPipelining is the transport's MaxRPCsInFlight: 1 turns hashicorp/raft's
+// pipelined replication off, and the leader sends a follower its next
+// AppendEntries once the last has been answered.
+//
+// The pipeline (raft v1.7.3, net_transport.go and replication.go) can
+// deadlock. Its channels are unbuffered at the default of 2 in flight.
+// When a follower answers Success=false, or a newer term, pipelineDecode
+// returns and nothing reads the pipeline's responses any more; if the
+// send loop has already started one more AppendEntries, that call waits
+// forever to hand its future to decodeResponses, which waits forever to
+// hand the previous one to the decoder that is gone. The loop never
+// returns: the follower keeps getting heartbeats, so it never calls an
+// election, but no log entry reaches it again until the leader restarts,
+// and Raft.Shutdown waits for the stuck goroutine, so the node cannot
+// stop either. A node leaving under the fault harness hung so, with the
+// stack of that AppendEntries (grafana/pyroscope#5518 found the same and
+// turned pipelining off too).
+//
+// Without it, a follower's replication is one request in flight, each
+// carrying every entry appended since the last (up to MaxAppendEntries),
+// so under load the batches grow instead of the requests overlapping.
+const noPipelining = 1
+
 // raftStreamLayer is raft's StreamLayer over the peer mux: it accepts the
 // connections whose first byte is protoRaft and dials with that byte.
 type raftStreamLayer struct {
