@@ -2,8 +2,6 @@ package kasnodes
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
 	"net/http"
@@ -119,25 +117,16 @@ func argv(binary, addr, etcdURL string, etcd etcdnodes.TLSFiles, pki pkiFiles) [
 // waitReady polls server i's /readyz until it answers 200, and fails at
 // once should the process exit.
 func (c *Cluster) waitReady(ctx context.Context, i int) error {
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		code, body, err := c.clients[i].Raw(rctx, http.MethodGet, "/readyz", nil)
-		cancel()
-		if err == nil && code == http.StatusOK {
-			return nil
+	err := procs.Poll(ctx, readyTimeout, func() error {
+		if !c.servers[i].Running() {
+			return procs.Stop{Err: fmt.Errorf("exited (%v); its log ends:\n%s", c.servers[i].ExitErr(), procs.Tail(c.logs[i], 2000))}
 		}
-		if err == nil {
-			err = fmt.Errorf("/readyz: %d %.300s", code, body)
-		}
-		switch {
-		case !c.servers[i].Running():
-			return fmt.Errorf("kasnodes: kube-apiserver %d exited (%v); its log ends:\n%s", i+1, c.servers[i].ExitErr(), procs.Tail(c.logs[i], 2000))
-		case time.Now().After(deadline), ctx.Err() != nil:
-			return fmt.Errorf("kasnodes: kube-apiserver %d not ready: %w", i+1, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return c.clients[i].Ready(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("kasnodes: kube-apiserver %d: %w", i+1, err)
 	}
+	return nil
 }
 
 // Clients returns a client per kube-apiserver over the cluster's
@@ -184,15 +173,9 @@ func writePKI(dir string) (pkiFiles, error) {
 // transport returns the admin's transport: the CA trusted, the admin
 // certificate presented.
 func (f pkiFiles) transport() (*http.Transport, error) {
-	pair, err := tls.LoadX509KeyPair(f.admin.Cert, f.admin.Key)
+	tc, err := kubeapi.TLSFromFiles(f.ca, f.admin.Cert, f.admin.Key)
 	if err != nil {
-		return nil, fmt.Errorf("kasnodes: admin certificate: %w", err)
+		return nil, err
 	}
-	caPEM, err := os.ReadFile(f.ca)
-	if err != nil {
-		return nil, fmt.Errorf("kasnodes: %w", err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(caPEM)
-	return kubeapi.NewTransport(&tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}), nil
+	return kubeapi.NewTransport(tc), nil
 }

@@ -24,12 +24,23 @@ func TLSFromKubeconfig(path string) (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubeapi: kubeconfig %s: %w", path, err)
 	}
+	return tlsFor(cfg, "kubeconfig "+path)
+}
+
+// TLSFromFiles returns the client TLS configuration trusting the CA in
+// the PEM file ca and presenting the certificate and key in cert and key.
+func TLSFromFiles(ca, cert, key string) (*tls.Config, error) {
+	return tlsFor(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: ca, CertFile: cert, KeyFile: key}}, "certificate "+cert)
+}
+
+// tlsFor is client-go's TLS configuration of cfg; what names cfg in errors.
+func tlsFor(cfg *rest.Config, what string) (*tls.Config, error) {
 	tc, err := rest.TLSConfigFor(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubeapi: kubeconfig %s: TLS: %w", path, err)
+		return nil, fmt.Errorf("kubeapi: %s: TLS: %w", what, err)
 	}
 	if tc == nil {
-		return nil, fmt.Errorf("kubeapi: kubeconfig %s: no TLS settings", path)
+		return nil, fmt.Errorf("kubeapi: %s: no TLS settings", what)
 	}
 	return tc, nil
 }

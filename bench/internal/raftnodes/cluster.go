@@ -95,9 +95,9 @@ func (c *Cluster) spawn(n *Node, extra ...string) error {
 // holds the same CA and admin credential.
 func (c *Cluster) connect(ctx context.Context, n *Node) error {
 	path := n.kubeconfig()
-	err := poll(ctx, readyTimeout, func() error {
+	err := procs.Poll(ctx, readyTimeout, func() error {
 		if !n.proc.Running() {
-			return stop{n.exitedErr()}
+			return procs.Stop{Err: n.exitedErr()}
 		}
 		tc, err := kubeapi.TLSFromKubeconfig(path)
 		if err != nil {

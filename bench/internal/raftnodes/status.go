@@ -84,3 +84,11 @@ func (c *Cluster) LeaderIndex(ctx context.Context) (int, error) {
 	}
 	return slices.Index(c.Nodes, l), nil
 }
+
+// truncate returns at most the first n bytes of b, for error messages.
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}

@@ -54,8 +54,8 @@ func (r *KubeAPI) client(c int) *kubeapi.Client { return r.clients[c%len(r.clien
 
 // Prepare creates space's namespace and waits for the CA bundle
 // ConfigMap raftapi adds to every namespace (as kube-controller-manager
-// does), so that the namespace's
-// content is settled before a figure counts it.
+// does), so that the namespace's content is settled before a figure
+// counts it.
 func (r *KubeAPI) Prepare(ctx context.Context, space string) error {
 	ns := Namespace(space)
 	if err := r.clients[0].CreateNamespace(ctx, ns); err != nil || r.caBundleWait == 0 {

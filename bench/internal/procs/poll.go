@@ -1,4 +1,4 @@
-package raftnodes
+package procs
 
 import (
 	"context"
@@ -7,24 +7,26 @@ import (
 	"time"
 )
 
-// stop wraps an error that ends a poll at once.
-type stop struct{ error }
+// Stop wraps an error that ends a Poll at once.
+type Stop struct{ Err error }
+
+func (s Stop) Error() string { return s.Err.Error() }
 
 // pollInterval is how often a condition is tried again.
 const pollInterval = 20 * time.Millisecond
 
-// poll calls cond until it returns nil, returns a stop error, ctx ends or
+// Poll calls cond until it returns nil, returns a Stop error, ctx ends or
 // timeout passes; the error then says why, with cond's last error.
-func poll(ctx context.Context, timeout time.Duration, cond func() error) error {
+func Poll(ctx context.Context, timeout time.Duration, cond func() error) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		err := cond()
 		if err == nil {
 			return nil
 		}
-		var s stop
+		var s Stop
 		if errors.As(err, &s) {
-			return s.error
+			return s.Err
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("timed out after %v: %w", timeout, err)
