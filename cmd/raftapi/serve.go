@@ -185,6 +185,7 @@ func (sf *serveFlags) apply(cfg *cluster.Config) error {
 }
 
 func runNode(cfg cluster.Config) error {
+	tuneGC()
 	node, err := cluster.Start(cfg)
 	if err != nil {
 		return err

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+// TestTuneGC checks that a serving node collects garbage at
+// serveGCPercent, and leaves a target the environment set alone.
+func TestTuneGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(prev) })
+
+	t.Setenv("GOGC", "50")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("with GOGC set, tuneGC changed the GC percent to %d", got)
+	}
+
+	os.Unsetenv("GOGC") // t.Setenv restores it
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != serveGCPercent {
+		t.Fatalf("GC percent = %d, want %d", got, serveGCPercent)
+	}
+}
