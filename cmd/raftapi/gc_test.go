@@ -18,9 +18,15 @@ func TestTuneGC(t *testing.T) {
 		t.Fatalf("with GOGC set, tuneGC changed the GC percent to %d", got)
 	}
 
-	os.Unsetenv("GOGC") // t.Setenv restores it
-	tuneGC()
-	if got := debug.SetGCPercent(100); got != serveGCPercent {
-		t.Fatalf("GC percent = %d, want %d", got, serveGCPercent)
+	for _, empty := range []bool{false, true} {
+		if empty {
+			t.Setenv("GOGC", "") // the runtime reads an empty GOGC as unset
+		} else {
+			os.Unsetenv("GOGC") // t.Setenv restores it
+		}
+		tuneGC()
+		if got := debug.SetGCPercent(100); got != serveGCPercent {
+			t.Fatalf("GOGC empty=%v: GC percent = %d, want %d", empty, got, serveGCPercent)
+		}
 	}
 }
