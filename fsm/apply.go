@@ -18,17 +18,22 @@ var handlers = map[CommandType]handler{
 	CmdAdmit:   applyAdmit,
 }
 
-// txn is the write side of one batch: the buckets of its transaction.
+// txn is the write side of one batch: the buckets of its transaction and
+// the key index, which it changes as it applies.
 type txn struct {
-	current, rev, keyIdx, meta *bolt.Bucket
+	current, rev, meta *bolt.Bucket
+	idx                *keyIndex
+	// dropped lists the keys of the history records compactions in this
+	// transaction dropped, to prune from idx once it commits.
+	dropped []string
 }
 
-func newTxn(tx *bolt.Tx) *txn {
+func newTxn(tx *bolt.Tx, idx *keyIndex) *txn {
 	return &txn{
 		current: tx.Bucket(bucketCurrent),
 		rev:     tx.Bucket(bucketRev),
-		keyIdx:  tx.Bucket(bucketKeyIdx),
 		meta:    tx.Bucket(bucketMeta),
+		idx:     idx,
 	}
 }
 
@@ -54,7 +59,8 @@ func (t *txn) exists(key string) bool {
 	return t.current.Get([]byte(key)) != nil
 }
 
-// record stores the change in the current state and the history.
+// record stores the change in the current state and the history, and
+// adds it to the key index.
 func (t *txn) record(e *Event) {
 	var err error
 	if e.Type == Deleted {
@@ -65,12 +71,10 @@ func (t *txn) record(e *Event) {
 	if err == nil {
 		err = t.rev.Put(revBytes(e.Rev), encodeRecord(e))
 	}
-	if err == nil {
-		err = t.keyIdx.Put(keyIdxKey(e.Key, e.Rev), []byte{})
-	}
 	if err != nil {
 		panic(fmt.Sprintf("fsm: record %s of %q at %d: %v", e.Type, e.Key, e.Rev, err))
 	}
+	t.idx.add(e.Key, e.Rev)
 }
 
 func applyCreate(t *txn, index uint64, c *Command) (*Result, *Event) {
@@ -138,26 +142,24 @@ func checkPreconditions(key string, p Preconditions, obj []byte, rev uint64) *Er
 // applyCompact drops every history record below the new boundary. The
 // current state keeps every key's latest version, and each retained record
 // carries the version before it, so any revision at or above the boundary
-// can still be reconstructed (see View.Get).
+// can still be reconstructed (see View.Get). The key index drops the same
+// revisions when the transaction commits (FSM.commitPending): until then
+// views of the state before the compaction may still read them.
 func applyCompact(t *txn, index uint64, c *Command) (*Result, *Event) {
 	boundary := min(c.Revision, index)
 	if boundary <= t.compacted() {
 		return &Result{Rev: index}, nil
 	}
 	var revs []uint64
-	var keys []string
 	cur := t.rev.Cursor()
 	for k, v := cur.First(); k != nil && bytesToRev(k) < boundary; k, v = cur.Next() {
 		rev := bytesToRev(k)
 		revs = append(revs, rev)
-		keys = append(keys, recordKey(rev, v))
+		t.dropped = append(t.dropped, recordKey(rev, v))
 	}
-	for i, rev := range revs {
+	for _, rev := range revs {
 		if err := t.rev.Delete(revBytes(rev)); err != nil {
 			panic(fmt.Sprintf("fsm: compact revision %d: %v", rev, err))
-		}
-		if err := t.keyIdx.Delete(keyIdxKey(keys[i], rev)); err != nil {
-			panic(fmt.Sprintf("fsm: compact key index %q@%d: %v", keys[i], rev, err))
 		}
 	}
 	if err := putUint(t.meta, metaCompacted, boundary); err != nil {

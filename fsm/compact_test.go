@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -64,6 +65,7 @@ func TestCompactBoundary(t *testing.T) {
 			}
 			want := h.f.Compacted()
 			before := dump(t, h.f)
+			live := fsm.IndexRevisions(h.f)
 			h.reopen()
 			if h.f.Compacted() != want {
 				t.Fatalf("Compacted() after reopen = %d, want %d", h.f.Compacted(), want)
@@ -71,11 +73,13 @@ func TestCompactBoundary(t *testing.T) {
 			if got := dump(t, h.f); !reflect.DeepEqual(got, before) {
 				t.Fatalf("state after reopen:\n got %+v\nwant %+v", got, before)
 			}
-			revs, idx := historyRecords(t, h)
-			if len(revs) != tc.history || len(idx) != tc.history {
-				t.Fatalf("%d history records and %d keyidx entries (%v, %v), want %d", len(revs), len(idx), revs, idx, tc.history)
+			revs := historyRecords(t, h)
+			rebuilt := fsm.IndexRevisions(h.f)
+			if len(revs) != tc.history || len(live) != tc.history || len(rebuilt) != tc.history {
+				t.Fatalf("%d history records, %d key index revisions pruned live and %d rebuilt (%v, %v, %v), want %d",
+					len(revs), len(live), len(rebuilt), revs, live, rebuilt, tc.history)
 			}
-			for _, rev := range append(revs, idx...) {
+			for _, rev := range slices.Concat(revs, live, rebuilt) {
 				if rev < want {
 					t.Fatalf("history of revision %d kept below boundary %d", rev, want)
 				}
@@ -84,9 +88,9 @@ func TestCompactBoundary(t *testing.T) {
 	}
 }
 
-// historyRecords reads the revisions in the rev and keyidx buckets of the
-// state file directly (closing and reopening the FSM around it).
-func historyRecords(t *testing.T, h *harness) (revs, idx []uint64) {
+// historyRecords reads the revisions in the rev bucket of the state file
+// directly (closing and reopening the FSM around it).
+func historyRecords(t *testing.T, h *harness) (revs []uint64) {
 	t.Helper()
 	if err := h.f.Close(); err != nil {
 		t.Fatal(err)
@@ -96,14 +100,8 @@ func historyRecords(t *testing.T, h *harness) (revs, idx []uint64) {
 		t.Fatal(err)
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		if err := tx.Bucket([]byte("rev")).ForEach(func(k, _ []byte) error {
+		return tx.Bucket([]byte("rev")).ForEach(func(k, _ []byte) error {
 			revs = append(revs, binary.BigEndian.Uint64(k))
-			return nil
-		}); err != nil {
-			return err
-		}
-		return tx.Bucket([]byte("keyidx")).ForEach(func(k, _ []byte) error {
-			idx = append(idx, binary.BigEndian.Uint64(k[len(k)-8:]))
 			return nil
 		})
 	})
@@ -114,7 +112,7 @@ func historyRecords(t *testing.T, h *harness) (revs, idx []uint64) {
 		t.Fatal(err)
 	}
 	h.f = mustOpen(t, h.path, h.rec)
-	return revs, idx
+	return revs
 }
 
 // TestCompactedReads checks reads around a boundary of 5 over buildHistory.

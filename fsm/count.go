@@ -31,9 +31,9 @@ func (v *View) Count(prefix, after string, rev uint64) (int64, error) {
 	}
 	way := countStrategy.Load()
 	if way == countByKeys || way == countAuto && v.applied-rev > uint64(n) {
-		return v.countAtByKeys(prefix, after, rev), nil
+		return v.countAtByKeys(prefix, after, rev)
 	}
-	return v.countAtByChanges(prefix, after, rev, n), nil
+	return v.countAtByChanges(prefix, after, rev, n)
 }
 
 // How Count resolves a past revision; tests force each way.
@@ -56,21 +56,21 @@ func (v *View) countCurrent(prefix, after string) int64 {
 }
 
 // countAtByKeys resolves at rev every key the range held since.
-func (v *View) countAtByKeys(prefix, after string, rev uint64) int64 {
+func (v *View) countAtByKeys(prefix, after string, rev uint64) (int64, error) {
 	var n int64
-	v.walkAt(prefix, after, rev, func(k keyAt) bool {
+	err := v.walkAt(prefix, after, rev, func(k keyAt) bool {
 		if v.existedAt(k) {
 			n++
 		}
 		return true
 	})
-	return n
+	return n, err
 }
 
 // countAtByChanges turns current, the number of current keys in the
 // range, into the number at rev: each key of the range changed after rev
 // counts if it existed at rev and not if it exists now.
-func (v *View) countAtByChanges(prefix, after string, rev uint64, current int64) int64 {
+func (v *View) countAtByChanges(prefix, after string, rev uint64, current int64) (int64, error) {
 	n := current
 	seen := map[string]bool{}
 	c := v.rev.Cursor()
@@ -80,12 +80,16 @@ func (v *View) countAtByChanges(prefix, after string, rev uint64, current int64)
 			continue
 		}
 		seen[key] = true
-		if v.existsAt(key, rev) {
+		existed, err := v.existsAt(key, rev)
+		if err != nil {
+			return 0, err
+		}
+		if existed {
 			n++
 		}
 		if v.current.Get([]byte(key)) != nil {
 			n--
 		}
 	}
-	return n
+	return n, nil
 }

@@ -11,11 +11,9 @@
 //     {type, key, previous object and its revision}; the change's own
 //     object is the key's current one or the previous object of the
 //     key's next record, so it is not stored again (View.eventObject)
-//   - "keyidx":  key + 0x00 + 8-byte revision -> nothing, to find a key's
-//     revisions inside the history window
 //   - "meta":    the last applied index and the compaction boundary
 //
-// All four are written in one bbolt transaction with the applied index,
+// All three are written in one bbolt transaction with the applied index,
 // so a restart resumes from the stored applied index instead of replaying
 // the log, and entries at or below it are skipped (replay guard). The
 // transaction may carry several of raft's batches: with a commit delay it
@@ -25,6 +23,11 @@
 // durable record, and a state file that may have been torn by a machine
 // restart is discarded and rebuilt from the snapshot and the log
 // (durability.go).
+//
+// A key's revisions inside the history window are found through the key
+// index, which the FSM keeps in memory and rebuilds from "rev" when it
+// opens the file (keyindex.go); earlier releases kept it as a fourth
+// bucket, which Open drops.
 //
 // Stamping the resourceVersion rewrites only that value in the object's
 // bytes (StampResourceVersion): the object is not decoded on the apply

@@ -64,3 +64,17 @@ func RewriteRecordsWithObject(f *FSM) error {
 		return nil
 	})
 }
+
+// IndexRevisions returns every revision the FSM's in-memory key index
+// holds, key by key.
+func IndexRevisions(f *FSM) (revs []uint64) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	f.idx.mu.RLock()
+	defer f.idx.mu.RUnlock()
+	f.idx.tree.Ascend(func(kr *keyRevs) bool {
+		revs = append(revs, kr.revs...)
+		return true
+	})
+	return revs
+}

@@ -54,8 +54,9 @@ type FSM struct {
 	path     string
 	listener Listener
 
-	mu sync.RWMutex // write-held only while Restore swaps db
-	db *bolt.DB
+	mu  sync.RWMutex // write-held only while Restore swaps db and idx
+	db  *bolt.DB
+	idx *keyIndex // the history's key index (keyindex.go)
 
 	// wmu guards the write side: the open write transaction and every
 	// commit, whether ApplyBatch, the commit timer or Need makes it.
@@ -113,24 +114,51 @@ func (f *FSM) open() error {
 		return fmt.Errorf("fsm: open %s: %w", f.path, err)
 	}
 	var applied, compacted uint64
+	var idx *keyIndex
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketCurrent, bucketRev, bucketKeyIdx, bucketMeta} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
+		if err := createBuckets(tx); err != nil {
+			return err
 		}
 		meta := tx.Bucket(bucketMeta)
 		applied, compacted = getUint(meta, metaApplied), getUint(meta, metaCompacted)
+		idx = buildKeyIndex(tx.Bucket(bucketRev), compacted)
 		return nil
 	})
 	if err != nil {
 		db.Close()
 		return fmt.Errorf("fsm: initialise %s: %w", f.path, err)
 	}
-	f.db = db
+	f.db, f.idx = db, idx
 	f.applied.Store(applied)
 	f.compacted.Store(compacted)
 	return nil
+}
+
+// createBuckets creates the state's buckets where missing and drops the
+// key index bucket that earlier releases kept (the index is now built in
+// memory).
+func createBuckets(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bucketCurrent, bucketRev, bucketMeta} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	if tx.Bucket(bucketOldKeyIdx) != nil {
+		return tx.DeleteBucket(bucketOldKeyIdx)
+	}
+	return nil
+}
+
+// buildKeyIndex builds the key index from the history records, in one
+// pass in revision order.
+func buildKeyIndex(rev *bolt.Bucket, compacted uint64) *keyIndex {
+	idx := newKeyIndex(compacted)
+	c := rev.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		r := bytesToRev(k)
+		idx.addLocked(recordKey(r, v), r)
+	}
+	return idx
 }
 
 // Close commits what is pending, makes the state file durable and closes

@@ -109,27 +109,6 @@ func TestValidKey(t *testing.T) {
 	}
 }
 
-func TestKeyIdxKey(t *testing.T) {
-	for _, key := range []string{"a", "/x/y", "a\x01", strings.Repeat("z", 300)} {
-		for _, rev := range []uint64{0, 1, 255, 256, 1<<64 - 1} {
-			e := keyIdxKey(key, rev)
-			k, r := string(keyOfKeyIdx(e)), revOfKeyIdx(e)
-			if k != key || r != rev {
-				t.Fatalf("split(keyIdxKey(%q, %d)) = %q, %d", key, rev, k, r)
-			}
-		}
-	}
-	// keyidx sorts like the keys, then by revision.
-	ordered := [][]byte{
-		keyIdxKey("a", 9), keyIdxKey("a", 10), keyIdxKey("a\x01", 1), keyIdxKey("a/", 1), keyIdxKey("ab", 0), keyIdxKey("b", 0),
-	}
-	for i := 1; i < len(ordered); i++ {
-		if bytes.Compare(ordered[i-1], ordered[i]) >= 0 {
-			t.Fatalf("keyidx %q sorts at or after %q", ordered[i-1], ordered[i])
-		}
-	}
-}
-
 func TestRecordRoundTrip(t *testing.T) {
 	tests := []struct {
 		name string

@@ -114,7 +114,7 @@ func (f *FSM) openPending() *pending {
 	if err != nil {
 		panic(fmt.Sprintf("fsm: begin a write transaction: %v", err))
 	}
-	t := newTxn(tx)
+	t := newTxn(tx, f.idx)
 	f.pend = &pending{tx: tx, t: t, applied: t.applied()}
 	return f.pend
 }
@@ -138,6 +138,9 @@ func (f *FSM) commitPending() {
 	f.lastCommit = time.Now()
 	f.applied.Store(p.applied)
 	f.compacted.Store(compacted)
+	if p.t.dropped != nil {
+		f.idx.prune(p.t.dropped, compacted)
+	}
 	f.pendingEvents.Store(nil)
 	f.listener.Committed(p.applied, p.events)
 }

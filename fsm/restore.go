@@ -35,13 +35,11 @@ func ResetHistory(path string) (applied uint64, err error) {
 		return 0, fmt.Errorf("fsm: reset history: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketRev, bucketKeyIdx} {
-			if err := tx.DeleteBucket(name); err != nil {
-				return fmt.Errorf("drop bucket %q: %w", name, err)
-			}
-			if _, err := tx.CreateBucket(name); err != nil {
-				return fmt.Errorf("recreate bucket %q: %w", name, err)
-			}
+		if err := tx.DeleteBucket(bucketRev); err != nil {
+			return fmt.Errorf("drop bucket %q: %w", bucketRev, err)
+		}
+		if _, err := tx.CreateBucket(bucketRev); err != nil {
+			return fmt.Errorf("recreate bucket %q: %w", bucketRev, err)
 		}
 		meta := tx.Bucket(bucketMeta)
 		applied = getUint(meta, metaApplied)

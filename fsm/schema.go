@@ -11,20 +11,23 @@ import (
 var (
 	bucketCurrent = []byte("current")
 	bucketRev     = []byte("rev")
-	bucketKeyIdx  = []byte("keyidx")
 	bucketMeta    = []byte("meta")
+	// bucketOldKeyIdx is the key index of earlier releases (key + keySep
+	// + revision -> nothing); Open drops it (keyindex.go).
+	bucketOldKeyIdx = []byte("keyidx")
 
 	metaApplied   = []byte("applied")
 	metaCompacted = []byte("compacted")
 )
 
-// keySep separates a key from a revision in the keyidx bucket. Storage keys
-// must not contain it, which also keeps keyidx sorted like the keys.
+// keySep is a byte no storage key contains: the least key after a key k
+// is k + keySep, which list continuation (startKey) and the key index's
+// walk (indexCursor) rely on.
 const keySep = 0x00
 
-// maxKeyLen is the longest storage key: its keyidx entry (key, keySep and
-// an 8-byte revision) must fit bbolt's key size limit, or storing it would
-// fail inside apply.
+// maxKeyLen is the longest storage key: bbolt's key size limit, less the
+// 9 bytes the key index of earlier releases appended to each key, so that
+// the keys accepted stay the ones they accepted.
 const maxKeyLen = bolt.MaxKeySize - 1 - 8
 
 // validKey reports whether key may be stored.
@@ -37,29 +40,6 @@ func revBytes(rev uint64) []byte {
 	binary.BigEndian.PutUint64(b[:], rev)
 	return b[:]
 }
-
-func keyIdxKey(key string, rev uint64) []byte {
-	return appendKeyIdxKey(make([]byte, 0, len(key)+9), key, rev)
-}
-
-// appendKeyIdxKey appends the keyidx entry of key at rev to b.
-func appendKeyIdxKey[K string | []byte](b []byte, key K, rev uint64) []byte {
-	b = append(b, key...)
-	b = append(b, keySep)
-	return binary.BigEndian.AppendUint64(b, rev)
-}
-
-// keyOfKeyIdx returns the storage key of a keyidx entry (nil for none),
-// pointing into the entry.
-func keyOfKeyIdx(k []byte) []byte {
-	if len(k) < 9 {
-		return nil
-	}
-	return k[:len(k)-9]
-}
-
-// revOfKeyIdx returns the revision of a keyidx entry.
-func revOfKeyIdx(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
 
 // currentValue is the stored form of a current object: revision + object.
 func currentValue(rev uint64, obj []byte) []byte {

@@ -117,7 +117,7 @@ func checkStateFile(path string) (applied uint64, err error) {
 		if fi.Size() < tx.Size() {
 			return fmt.Errorf("snapshot is truncated: %d of %d bytes", fi.Size(), tx.Size())
 		}
-		for _, name := range [][]byte{bucketCurrent, bucketRev, bucketKeyIdx, bucketMeta} {
+		for _, name := range [][]byte{bucketCurrent, bucketRev, bucketMeta} {
 			if tx.Bucket(name) == nil {
 				return fmt.Errorf("snapshot lacks bucket %q", name)
 			}

@@ -266,7 +266,7 @@ func boltFileWithout(t *testing.T) []byte {
 	defer db.Close()
 	var buf bytes.Buffer
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range []string{"current", "rev", "keyidx"} { // no "meta"
+		for _, name := range []string{"current", "rev"} { // no "meta"
 			if _, err := tx.CreateBucket([]byte(name)); err != nil {
 				return err
 			}

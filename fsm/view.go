@@ -25,8 +25,9 @@ type Object struct {
 // It is valid only inside the function passed to FSM.View; the values it
 // returns are copies and stay valid after.
 type View struct {
-	applied, compacted   uint64
-	current, rev, keyIdx *bolt.Bucket
+	applied, compacted uint64
+	current, rev       *bolt.Bucket
+	idx                *keyIndex
 }
 
 // View runs fn with a consistent snapshot of the state. Any number of views
@@ -41,7 +42,7 @@ func (f *FSM) View(fn func(v *View) error) error {
 			compacted: getUint(meta, metaCompacted),
 			current:   tx.Bucket(bucketCurrent),
 			rev:       tx.Bucket(bucketRev),
-			keyIdx:    tx.Bucket(bucketKeyIdx),
+			idx:       f.idx,
 		})
 	})
 }
@@ -74,8 +75,7 @@ func (v *View) Get(key string, rev uint64) (obj Object, ok bool, err error) {
 	if err := v.checkRev(rev); err != nil {
 		return Object{}, false, err
 	}
-	obj, ok = v.objectAt(key, rev)
-	return obj, ok, nil
+	return v.objectAt(key, rev)
 }
 
 func (v *View) currentObject(key []byte) (Object, bool) {
@@ -90,26 +90,33 @@ func (v *View) currentObject(key []byte) (Object, bool) {
 // objectAt reconstructs key at rev: the first retained change after rev
 // carries the version it replaced; with no change after rev the current
 // version is the one.
-func (v *View) objectAt(key string, rev uint64) (Object, bool) {
-	return v.resolve(v.keyAtRev(key, rev))
+func (v *View) objectAt(key string, rev uint64) (Object, bool, error) {
+	k, err := v.keyAtRev(key, rev)
+	if err != nil {
+		return Object{}, false, err
+	}
+	obj, ok := v.resolve(k)
+	return obj, ok, nil
 }
 
 // existsAt reports whether key existed at rev, copying nothing.
-func (v *View) existsAt(key string, rev uint64) bool {
-	return v.existedAt(v.keyAtRev(key, rev))
+func (v *View) existsAt(key string, rev uint64) (bool, error) {
+	k, err := v.keyAtRev(key, rev)
+	return err == nil && v.existedAt(k), err
 }
 
-// keyAtRev finds what key's state at rev depends on, with a seek of its
-// own.
-func (v *View) keyAtRev(key string, rev uint64) keyAt {
+// keyAtRev finds what key's state at rev depends on: its first change
+// after rev in the key index, or else its current value.
+func (v *View) keyAtRev(key string, rev uint64) (keyAt, error) {
 	k := keyAt{key: []byte(key)}
-	ik, _ := v.keyIdx.Cursor().Seek(keyIdxKey(key, rev+1))
-	if bytes.Equal(keyOfKeyIdx(ik), k.key) {
-		k.next = revOfKeyIdx(ik)
-	} else {
+	next, ok := v.idx.next(key, rev, v.applied)
+	if !ok {
+		return k, ErrCompacted
+	}
+	if k.next = next; next == 0 {
 		k.current = v.current.Get(k.key)
 	}
-	return k
+	return k, nil
 }
 
 // Range calls fn, in key order, for every object whose key has the given
@@ -123,8 +130,7 @@ func (v *View) Range(prefix, after string, rev uint64, fn func(Object) bool) err
 	if err := v.checkRev(rev); err != nil {
 		return err
 	}
-	v.rangeAt(prefix, after, rev, fn)
-	return nil
+	return v.rangeAt(prefix, after, rev, fn)
 }
 
 func (v *View) rangeCurrent(prefix, after string, fn func(Object) bool) {
@@ -138,8 +144,8 @@ func (v *View) rangeCurrent(prefix, after string, fn func(Object) bool) {
 }
 
 // rangeAt reconstructs, at rev, each key walkAt visits.
-func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) {
-	v.walkAt(prefix, after, rev, func(k keyAt) bool {
+func (v *View) rangeAt(prefix, after string, rev uint64, fn func(Object) bool) error {
+	return v.walkAt(prefix, after, rev, func(k keyAt) bool {
 		obj, ok := v.resolve(k)
 		return !ok || fn(obj)
 	})
@@ -187,44 +193,39 @@ func (v *View) existedAt(k keyAt) bool {
 // with the prefix after the key after that may have existed at rev: the
 // keys that exist now merged with the keys of the key index, which holds
 // every key changed inside the history window (a key deleted since rev
-// among them, its delete record being retained). It walks both buckets
-// together: one key index seek per key with history finds its first
-// change after rev and, for a key unchanged since, lands on the next key;
-// the current value is the one under the walking cursor. Resolving each
-// key on its own took two more B-tree seeks per key, which made an Exact
-// list at an old revision twice as slow as a list of the current state.
-func (v *View) walkAt(prefix, after string, rev uint64, fn func(keyAt) bool) {
+// among them, its delete record being retained). The key index gives each
+// key with history its first change after rev as it is walked; the
+// current value is the one under the walking cursor. It fails with
+// ErrCompacted when a compaction pruned rev from the key index during the
+// walk.
+func (v *View) walkAt(prefix, after string, rev uint64, fn func(keyAt) bool) error {
 	start := startKey(prefix, after)
 	cur := v.current.Cursor()
 	ck, cval := cur.Seek(start)
-	idx := v.keyIdx.Cursor()
-	ik, _ := idx.Seek(start)
-	var seek []byte
+	idx := v.idx.cursor(string(start), prefix, rev, v.applied)
 	for {
 		ck = withPrefix(ck, prefix)
-		ikey := withPrefix(keyOfKeyIdx(ik), prefix)
-		if ck == nil && ikey == nil {
-			return
+		in := idx.key()
+		if err := idx.err(); err != nil {
+			return err
+		}
+		if ck == nil && in == nil {
+			return nil
 		}
 		k := keyAt{key: ck}
-		if ck == nil || ikey != nil && bytes.Compare(ikey, ck) < 0 {
-			k.key = ikey
+		if ck == nil || in != nil && in.key < string(ck) {
+			k.key = []byte(in.key)
 		}
-		if ikey != nil && bytes.Equal(ikey, k.key) {
-			seek = appendKeyIdxKey(seek[:0], k.key, rev+1)
-			ik, _ = idx.Seek(seek)
-			if bytes.Equal(keyOfKeyIdx(ik), k.key) {
-				k.next = revOfKeyIdx(ik)
-				seek = append(append(seek[:0], k.key...), keySep+1)
-				ik, _ = idx.Seek(seek)
-			}
+		if in != nil && in.key == string(k.key) {
+			k.next = in.next
+			idx.advance()
 		}
 		if bytes.Equal(ck, k.key) {
 			k.current = cval
 			ck, cval = cur.Next()
 		}
 		if !fn(k) {
-			return
+			return nil
 		}
 	}
 }
@@ -237,10 +238,9 @@ func withPrefix(k []byte, prefix string) []byte {
 	return k
 }
 
-// startKey is the first key to visit: the prefix, or just past after. The
-// keyidx entries of after itself (after, keySep, revision) sort below
-// after+keySep+1, so one seek key skips after in both buckets; no storage
-// key contains keySep, so none is skipped in between.
+// startKey is the first key to visit: the prefix, or just past after. No
+// storage key contains keySep, so none sorts between after and
+// after+keySep+1.
 func startKey(prefix, after string) []byte {
 	if after != "" && after >= prefix {
 		return append([]byte(after), keySep+1)
@@ -259,7 +259,11 @@ func (v *View) Events(after uint64, fn func(Event) bool) error {
 	for k, val := c.Seek(revBytes(after + 1)); k != nil; k, val = c.Next() {
 		e := decodeRecord(bytesToRev(k), val)
 		if e.Object == nil {
-			e.Object = v.eventObject(&e)
+			obj, err := v.eventObject(&e)
+			if err != nil {
+				return err
+			}
+			e.Object = obj
 		}
 		if !fn(e) {
 			return nil
@@ -275,17 +279,22 @@ func (v *View) Events(after uint64, fn func(Event) bool) error {
 // key held at the change's revision: the key's current version, or the
 // one its next change replaced, a record that compaction keeps as long as
 // it keeps this one.
-func (v *View) eventObject(e *Event) []byte {
+// It fails only with ErrCompacted, when a compaction committed after the
+// view began pruned the key index below the change.
+func (v *View) eventObject(e *Event) ([]byte, error) {
 	if e.Type == Deleted {
 		obj, err := StampResourceVersion(e.Prev, e.Rev)
 		if err != nil {
 			panic(fmt.Sprintf("fsm: deleted object %q at %d is not JSON: %v", e.Key, e.Rev, err))
 		}
-		return obj
+		return obj, nil
 	}
-	obj, ok := v.objectAt(e.Key, e.Rev)
+	obj, ok, err := v.objectAt(e.Key, e.Rev)
+	if err != nil {
+		return nil, err
+	}
 	if !ok || obj.Rev != e.Rev {
 		panic(fmt.Sprintf("fsm: no version of %q at %d for its %s record (found %v at %d)", e.Key, e.Rev, e.Type, ok, obj.Rev))
 	}
-	return obj.Data
+	return obj.Data, nil
 }
