@@ -72,8 +72,8 @@ func IndexRevisions(f *FSM) (revs []uint64) {
 	defer f.mu.RUnlock()
 	f.idx.mu.RLock()
 	defer f.idx.mu.RUnlock()
-	f.idx.tree.Ascend(func(kr *keyRevs) bool {
-		revs = append(revs, kr.revs...)
+	f.idx.tree.Ascend(func(kr keyRevs) bool {
+		revs = append(append(revs, kr.first), kr.more...)
 		return true
 	})
 	return revs

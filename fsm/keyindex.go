@@ -38,17 +38,21 @@ import (
 // use.
 type keyIndex struct {
 	mu   sync.RWMutex
-	tree *btree.BTreeG[*keyRevs]
+	tree *btree.BTreeG[keyRevs]
 	// prunedTo is the highest compaction boundary pruned: revisions
 	// below it may be gone from the index.
 	prunedTo uint64
 }
 
 // keyRevs is one key of the index and the revisions of its changes, in
-// ascending order.
+// ascending order: first, then more. Most keys have one change inside
+// the window, so that one is held inline: an entry is then one
+// allocation (its key) in the tree's nodes, which keeps the index small
+// and light for the garbage collector to mark at a million keys.
 type keyRevs struct {
-	key  string
-	revs []uint64
+	key   string
+	first uint64
+	more  []uint64
 }
 
 // keyNext is a key of the index and the revision of its first change
@@ -63,7 +67,7 @@ const indexDegree = 32
 
 func newKeyIndex(prunedTo uint64) *keyIndex {
 	return &keyIndex{
-		tree:     btree.NewG(indexDegree, func(a, b *keyRevs) bool { return a.key < b.key }),
+		tree:     btree.NewG(indexDegree, func(a, b keyRevs) bool { return a.key < b.key }),
 		prunedTo: prunedTo,
 	}
 }
@@ -77,11 +81,12 @@ func (x *keyIndex) add(key string, rev uint64) {
 }
 
 func (x *keyIndex) addLocked(key string, rev uint64) {
-	if kr, ok := x.tree.Get(&keyRevs{key: key}); ok {
-		kr.revs = append(kr.revs, rev)
-		return
+	// One descent for a key new to the index, the common case; a key
+	// already there is put back with the revision appended.
+	if kr, had := x.tree.ReplaceOrInsert(keyRevs{key: key, first: rev}); had {
+		kr.more = append(kr.more, rev)
+		x.tree.ReplaceOrInsert(kr)
 	}
-	x.tree.ReplaceOrInsert(&keyRevs{key: key, revs: []uint64{rev}})
 }
 
 // next returns key's first change after rev and at or before applied, 0
@@ -93,7 +98,7 @@ func (x *keyIndex) next(key string, rev, applied uint64) (next uint64, ok bool) 
 	if rev < x.prunedTo {
 		return 0, false
 	}
-	if kr, found := x.tree.Get(&keyRevs{key: key}); found {
+	if kr, found := x.tree.Get(keyRevs{key: key}); found {
 		next = kr.after(rev, applied)
 	}
 	return next, true
@@ -102,11 +107,18 @@ func (x *keyIndex) next(key string, rev, applied uint64) (next uint64, ok bool) 
 // after returns the first of the key's revisions in (rev, applied], 0 for
 // none.
 func (kr *keyRevs) after(rev, applied uint64) uint64 {
-	i, _ := slices.BinarySearch(kr.revs, rev+1)
-	if i < len(kr.revs) && kr.revs[i] <= applied {
-		return kr.revs[i]
+	next := kr.first
+	if next <= rev {
+		i, _ := slices.BinarySearch(kr.more, rev+1)
+		if i == len(kr.more) {
+			return 0
+		}
+		next = kr.more[i]
 	}
-	return 0
+	if next > applied {
+		return 0
+	}
+	return next
 }
 
 // scan appends to buf, in key order, up to n keys with prefix at or after
@@ -119,7 +131,7 @@ func (x *keyIndex) scan(buf []keyNext, start, prefix string, rev, applied uint64
 	if rev < x.prunedTo {
 		return buf, false
 	}
-	x.tree.AscendGreaterOrEqual(&keyRevs{key: start}, func(kr *keyRevs) bool {
+	x.tree.AscendGreaterOrEqual(keyRevs{key: start}, func(kr keyRevs) bool {
 		if !strings.HasPrefix(kr.key, prefix) || len(buf) == n {
 			return false
 		}
@@ -152,19 +164,22 @@ func (x *keyIndex) prune(keys []string, boundary uint64) {
 }
 
 func (x *keyIndex) pruneKeyLocked(key string, boundary uint64) {
-	kr, ok := x.tree.Get(&keyRevs{key: key})
-	if !ok {
+	kr, ok := x.tree.Get(keyRevs{key: key})
+	if !ok || kr.first >= boundary {
 		return
 	}
-	i, _ := slices.BinarySearch(kr.revs, boundary)
-	switch {
-	case i == len(kr.revs):
+	i, _ := slices.BinarySearch(kr.more, boundary)
+	if i == len(kr.more) {
 		x.tree.Delete(kr)
-	case i > 0:
-		// A fresh slice: the dropped revisions' array would otherwise
-		// stay behind the kept ones.
-		kr.revs = slices.Clone(kr.revs[i:])
+		return
 	}
+	// A fresh slice (or none): the dropped revisions' array would
+	// otherwise stay behind the kept ones.
+	kr.first, kr.more = kr.more[i], slices.Clone(kr.more[i+1:])
+	if len(kr.more) == 0 {
+		kr.more = nil
+	}
+	x.tree.ReplaceOrInsert(kr)
 }
 
 // indexCursor walks the index's keys with a prefix in order, a batch of
