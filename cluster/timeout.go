@@ -68,13 +68,14 @@ func withRequestTimeout(max time.Duration, next http.Handler) http.Handler {
 	})
 }
 
-// serveWithin runs next on its own goroutine and answers for it if ctx
-// ends first.
+// serveWithin runs next on its own goroutine, its stack grown for r
+// (growStackFor), and answers for it if ctx ends first.
 func serveWithin(ctx context.Context, deadline time.Time, w http.ResponseWriter, r *http.Request, next http.Handler) {
 	tw := newTimeoutWriter(w, deadline)
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
+		growStackFor(r)
 		next.ServeHTTP(tw, r)
 	}()
 	select {

@@ -31,7 +31,6 @@ type bodyWrite func(ctx context.Context, ns, name string, obj runtime.Object, op
 // verb, then code with the stored object.
 func (s *Scope) serveBodyWrite(optionsKind string, code int, write bodyWrite) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		growStack()
 		ns, name := pathVars(r)
 		wr, ok := s.readWriteRequest(w, r, optionsKind)
 		if !ok {

@@ -15,7 +15,6 @@ import (
 // with the stored object, 201 when an apply created it.
 func Patch(s *Scope) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		growStack()
 		ns, name := pathVars(r)
 		pt, err := s.patchType(r)
 		if err != nil {
