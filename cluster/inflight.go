@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/raftapi/raftapi/api/httpstatus"
+	"github.com/raftapi/raftapi/api/request"
 	"github.com/raftapi/raftapi/pki"
 )
 
@@ -84,7 +85,7 @@ func exemptFromInflight(r *http.Request) bool {
 
 // isWatch reports a watch: ?watch=true (or 1) or a /watch/ path.
 func isWatch(r *http.Request) bool {
-	switch r.URL.Query().Get("watch") {
+	switch v, _ := request.Query(r, "watch"); v {
 	case "true", "1":
 		return true
 	}

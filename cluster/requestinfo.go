@@ -3,6 +3,8 @@ package cluster
 import (
 	"net/http"
 	"strings"
+
+	"github.com/raftapi/raftapi/api/request"
 )
 
 // requestInfo is what the request metrics label a request with, derived
@@ -103,11 +105,11 @@ func resourceVerb(r *http.Request, named, watchPath bool, subresource string) st
 
 // watchParam reports a ?watch= other than "0" or "false".
 func watchParam(r *http.Request) bool {
-	v, ok := r.URL.Query()["watch"]
-	if !ok || len(v) == 0 {
+	v, ok := request.Query(r, "watch")
+	if !ok {
 		return false
 	}
-	s := strings.ToLower(v[0])
+	s := strings.ToLower(v)
 	return s != "0" && s != "false"
 }
 

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/raftapi/raftapi/api/httpstatus"
+	"github.com/raftapi/raftapi/api/request"
 )
 
 // DefaultRequestTimeout is kube-apiserver's --request-timeout default.
@@ -104,7 +105,7 @@ func finished(tw *timeoutWriter, p any) {
 // requestTimeout is the request's time limit: max, or the ?timeout=
 // parameter when it is positive and smaller.
 func requestTimeout(r *http.Request, max time.Duration) (time.Duration, *apierrors.StatusError) {
-	v := r.URL.Query().Get("timeout")
+	v, _ := request.Query(r, "timeout")
 	if v == "" {
 		return max, nil
 	}

@@ -13,6 +13,8 @@ import (
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	apirequest "github.com/raftapi/raftapi/api/request"
 )
 
 // kube-apiserver cuts longer User-Agent headers.
@@ -87,7 +89,7 @@ func authMethods(r *http.Request) string {
 	if len(parts) > 1 && strings.ToLower(parts[0]) == "bearer" {
 		methods = append(methods, "bearer")
 	}
-	if strings.TrimSpace(r.URL.Query().Get("access_token")) != "" {
+	if token, _ := apirequest.Query(r, "access_token"); strings.TrimSpace(token) != "" {
 		methods = append(methods, "access_token")
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/raftapi/raftapi/api/codec"
+	"github.com/raftapi/raftapi/api/request"
 	"github.com/raftapi/raftapi/api/resource"
 )
 
@@ -74,7 +75,7 @@ func Negotiate(r *http.Request, res *resource.Resource) (Output, error) {
 
 // negotiateType picks the representation from Accept and includeObject.
 func negotiateType(r *http.Request, res *resource.Resource) (Output, error) {
-	inc := r.URL.Query().Get("includeObject")
+	inc, _ := request.Query(r, "includeObject")
 	if inc != "" && inc != IncludeNone && inc != IncludeMetadata && inc != IncludeObject {
 		return Output{}, apierrors.NewBadRequest("includeObject must be one of None, Metadata, Object")
 	}
