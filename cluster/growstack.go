@@ -21,15 +21,16 @@ const (
 // grew three or four times, each time copying every frame then on it and
 // adjusting their pointers. Grown here, only the root's frames are
 // copied: writes with a body (POST, PUT, PATCH) to 64 KiB, which holds
-// them, the rest to 16 KiB, which holds a get or a list. Growing a get to
-// 64 KiB as well cost more in zeroing and allocating the larger stack than
-// it saved. Measured in BenchmarkSecurityCost/open (creates and gets at 64
-// clients, client and server in one process): the stack growth, the
-// growing frames' zeroing included, fell from 5.5% of its CPU to 3.4%,
-// and in its get figure alone from 4.4% to 2.0%; under a 64-client
-// update load, growing in the write handlers instead (where the filters'
-// frames were on the stack already) had taken it from 6.9% of the three
-// nodes' CPU to 1.9%.
+// them, the rest to 16 KiB, which holds a get (in a get's profile, what
+// the stack-growth path does after that is mostly preemption, not
+// copies). Growing a get to 64 KiB too cost more in zeroing and
+// allocating the larger stack than it saved. Measured in
+// BenchmarkSecurityCost/open (creates and gets at 64 clients, client and
+// server in one process): the stack growth, the growing frames' zeroing
+// included, fell from 5.5% of its CPU to 3.4%, and in its get figure
+// alone from 4.4% to 2.0%; under a 64-client update load, growing in the
+// write handlers instead (where the filters' frames were on the stack
+// already) had taken it from 6.9% of the three nodes' CPU to 1.9%.
 func growStackFor(r *http.Request) {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
