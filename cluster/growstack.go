@@ -34,24 +34,26 @@ const (
 func growStackFor(r *http.Request) {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
-		growStackBy64()
+		growStackTo64K()
 	default:
-		growStackBy16()
+		growStackTo16K()
 	}
 }
 
-// growStackBy64 takes a frame of writeStackFrame bytes.
+// growStackTo64K takes a frame of writeStackFrame bytes: from a
+// goroutine's root, the stack becomes 64 KiB.
 //
 //go:noinline
-func growStackBy64() {
+func growStackTo64K() {
 	var buf [writeStackFrame]byte
 	useStack(buf[:])
 }
 
-// growStackBy16 takes a frame of readStackFrame bytes.
+// growStackTo16K takes a frame of readStackFrame bytes: from a
+// goroutine's root, the stack becomes 16 KiB.
 //
 //go:noinline
-func growStackBy16() {
+func growStackTo16K() {
 	var buf [readStackFrame]byte
 	useStack(buf[:])
 }
