@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bufio"
 	"io"
 	"net/http"
 	"sync"
@@ -58,11 +59,15 @@ func startResponse(w http.ResponseWriter, gzipped bool, code int) {
 // The gzip stream is closed only if write succeeded: after an error the
 // client is gone.
 func writeGzip(w io.Writer, write func(io.Writer) error) {
+	bw := streamWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
 	zw := gzipWriters.Get().(*gzip.Writer)
-	zw.Reset(w)
-	if write(zw) == nil {
-		_ = zw.Close()
+	zw.Reset(bw)
+	if write(zw) == nil && zw.Close() == nil {
+		_ = bw.Flush()
 	}
 	zw.Reset(nil)
 	gzipWriters.Put(zw)
+	bw.Reset(nil)
+	streamWriters.Put(bw)
 }

@@ -6,13 +6,21 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// streamBuffer is the buffer a streamed list body is written through
-// when it is not compressed: a few HTTP/2 frames per write.
+// streamBuffer is the buffer a streamed body is written through,
+// compressed or not: a few HTTP/2 frames per write. Without it the
+// compressor's output, a few hundred bytes per write, reaches the
+// HTTP/2 response writer, which hands each 4 KiB of it to the
+// connection's goroutine as a frame of its own, each a TLS record.
 const streamBuffer = 64 << 10
+
+// streamWriters holds streamBuffer-sized writers, reset to nil: a
+// buffer of that size is too much to allocate and clear per response.
+var streamWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamBuffer) }}
 
 // listJSON is the JSON of a XxxList whose items are the server's own
 // encodings of the objects (stored or converted). It is written as its
@@ -103,8 +111,11 @@ func writeListJSON(w http.ResponseWriter, acceptGzip bool, l listJSON) {
 		writeGzip(w, l.writeTo)
 		return
 	}
-	bw := bufio.NewWriterSize(w, streamBuffer)
+	bw := streamWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
 	if l.writeTo(bw) == nil {
 		_ = bw.Flush()
 	}
+	bw.Reset(nil)
+	streamWriters.Put(bw)
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -118,5 +119,46 @@ func TestListJSONStopsWhenTheClientIsGone(t *testing.T) {
 	}
 	if w.writes != w.n+1 {
 		t.Fatalf("%d writes, want %d: the first failed write ends the list", w.writes, w.n+1)
+	}
+}
+
+// writeSizes is a ResponseWriter that records the size of every write
+// of the body.
+type writeSizes struct {
+	*httptest.ResponseRecorder
+	sizes []int
+}
+
+func (w *writeSizes) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	return w.ResponseRecorder.Write(p)
+}
+
+// A streamed list reaches the response writer in pieces of streamBuffer,
+// gzip-encoded or not, never in the compressor's or the items' own
+// small writes: the HTTP/2 server makes each write of a handler at
+// least one frame and one TLS record.
+func TestStreamedListIsWrittenInLargePieces(t *testing.T) {
+	items := make([][]byte, 300)
+	for i := range items {
+		v := make([]byte, 512)
+		_, _ = rand.Read(v) // incompressible, so that the gzip stream spans several buffers
+		items[i] = fmt.Appendf(nil, `{"metadata":{"name":"cm-%d"},"data":{"v":"%x"}}`, i, v)
+	}
+	l, err := newListJSON("ConfigMapList", "v1", metav1.ListMeta{}, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gzipped := range []bool{false, true} {
+		w := &writeSizes{ResponseRecorder: httptest.NewRecorder()}
+		writeListJSON(w, gzipped, l)
+		if len(w.sizes) < 3 {
+			t.Fatalf("gzip %t: %d writes of %v bytes, want a list large enough for several", gzipped, len(w.sizes), w.sizes)
+		}
+		for i, n := range w.sizes[:len(w.sizes)-1] {
+			if n != streamBuffer {
+				t.Fatalf("gzip %t: write %d of %d is %d bytes, want %d", gzipped, i, len(w.sizes), n, streamBuffer)
+			}
+		}
 	}
 }
