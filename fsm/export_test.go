@@ -78,3 +78,15 @@ func IndexRevisions(f *FSM) (revs []uint64) {
 	})
 	return revs
 }
+
+// HistoryLeafFill is the share of the history's leaf pages its records
+// use.
+func HistoryLeafFill(f *FSM) (fill float64) {
+	f.flush()
+	_ = f.db.View(func(tx *bolt.Tx) error {
+		s := tx.Bucket(bucketRev).Stats()
+		fill = float64(s.LeafInuse) / float64(s.LeafAlloc)
+		return nil
+	})
+	return fill
+}
