@@ -69,14 +69,18 @@ func (s *Store) Members() ([]Member, error) {
 }
 
 // AddNonvoter adds a server that receives the log but does not vote, or
-// updates its address. Leader only.
+// updates its address. Leader only. A newcomer may wait for a snapshot
+// first (see snapshotForNewcomer).
 func (s *Store) AddNonvoter(name, addr string) error {
+	s.snapshotForNewcomer(name)
 	return s.configChange("add non-voter "+name, s.raft.AddNonvoter(raft.ServerID(name), raft.ServerAddress(addr), 0, membershipTimeout))
 }
 
 // AddVoter adds a voting server, promotes a non-voter, or updates a
-// voter's address. Leader only.
+// voter's address. Leader only. A newcomer may wait for a snapshot
+// first (see snapshotForNewcomer).
 func (s *Store) AddVoter(name, addr string) error {
+	s.snapshotForNewcomer(name)
 	return s.configChange("add voter "+name, s.raft.AddVoter(raft.ServerID(name), raft.ServerAddress(addr), 0, membershipTimeout))
 }
 
