@@ -29,7 +29,7 @@ func (c *Cluster) AddLearner(ctx context.Context, name string) (*Node, error) {
 		return nil, err
 	}
 	body, _ := json.Marshal(addMemberRequest{Name: n.Name, PeerAddress: n.Peer, Learner: true})
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, 60*time.Second) // raftapi members add's own bound
 	defer cancel()
 	code, out, err := c.Nodes[0].Client.Raw(rctx, http.MethodPost, "/raftapi/v1/members", body)
 	if err != nil {

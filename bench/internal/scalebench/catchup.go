@@ -11,7 +11,9 @@ import (
 // catchUp adds a new member as a learner and starts it (raftapi members
 // add, then serve with --initial-cluster-state existing): how long until
 // it is ready, how long until it has applied what the leader had
-// committed when it started, and the size of what it received.
+// committed when it started, and the size of what it received. The add
+// request's own time is reported beside them: the leader may take a
+// snapshot for the newcomer before it answers.
 func (r *run) catchUp(ctx context.Context, res *Results) error {
 	leader, err := r.c.Leader(ctx)
 	if err != nil {
@@ -21,15 +23,17 @@ func (r *run) catchUp(ctx context.Context, res *Results) error {
 	if err != nil {
 		return err
 	}
+	asked := time.Now()
 	n, err := r.c.AddLearner(ctx, fmt.Sprintf("n%d", len(r.c.Nodes)+1))
 	if err != nil {
 		return err
 	}
+	added := n.Process().Started().Sub(asked)
 	r.logf("catch-up: %s added as a learner and started; the leader's commit index is %d", n.Name, st.CommitIndex)
 	if err := r.c.WaitReady(ctx, n, readyTimeout); err != nil {
 		return err
 	}
-	out := &CatchUp{Node: n.Name, Ready: time.Since(n.Process().Started())}
+	out := &CatchUp{Node: n.Name, Add: added, Ready: time.Since(n.Process().Started())}
 	deadline := time.Now().Add(readyTimeout)
 	for {
 		ns, err := r.c.Status(ctx, n)
@@ -43,7 +47,7 @@ func (r *run) catchUp(ctx context.Context, res *Results) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	res.CatchUp = out
-	r.logf("catch-up: %s ready after %v, caught up after %v, %s on disk", n.Name,
-		out.Ready.Round(time.Millisecond), out.CaughtUp.Round(time.Millisecond), report.Bytes(out.Bytes))
+	r.logf("catch-up: %s added in %v, ready after %v, caught up after %v, %s on disk", n.Name,
+		out.Add.Round(time.Millisecond), out.Ready.Round(time.Millisecond), out.CaughtUp.Round(time.Millisecond), report.Bytes(out.Bytes))
 	return nil
 }

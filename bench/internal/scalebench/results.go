@@ -87,6 +87,9 @@ type Restart struct {
 // CatchUp is a new member brought up to date by the leader.
 type CatchUp struct {
 	Node string `json:"node"`
+	// Add is how long the member add request took: the leader may take a
+	// snapshot for the newcomer first.
+	Add time.Duration `json:"add_ns"`
 	// Ready is from its start to /readyz 200; CaughtUp to its applied
 	// index reaching the leader's commit index of when it started.
 	Ready    time.Duration `json:"ready_ns"`

@@ -50,9 +50,11 @@ func (r Results) Table() report.Table {
 		add(fmt.Sprintf("restart %s holding %d objects: /readyz 200 after", s.Node, s.Objects), report.Duration(s.Ready), "from the process's start")
 	}
 	if c := r.CatchUp; c != nil {
-		add(fmt.Sprintf("new member %s catching up", c.Node), report.Duration(c.CaughtUp),
-			fmt.Sprintf("ready after %s; %s on disk, %s/s", report.Duration(c.Ready), report.Bytes(c.Bytes),
-				report.Bytes(int64(float64(c.Bytes)/c.CaughtUp.Seconds()))))
+		total := c.Add + c.CaughtUp
+		add(fmt.Sprintf("new member %s added and caught up", c.Node), report.Duration(total),
+			fmt.Sprintf("add %s, then ready after %s, caught up after %s; %s on disk, %s/s", report.Duration(c.Add),
+				report.Duration(c.Ready), report.Duration(c.CaughtUp), report.Bytes(c.Bytes),
+				report.Bytes(int64(float64(c.Bytes)/total.Seconds()))))
 	}
 	return t
 }
