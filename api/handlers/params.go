@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/resource"
@@ -23,7 +24,8 @@ type query struct {
 }
 
 // parseQuery reads the query parameters of a get, list, watch or
-// deletecollection. A malformed value is 400, as kube-apiserver answers.
+// deletecollection. A malformed number or selector is 400, as
+// kube-apiserver answers; a boolean is never malformed.
 func parseQuery(r *http.Request, res *resource.Resource) (*query, error) {
 	v := r.URL.Query()
 	q := &query{list: registry.ListOptions{
@@ -41,15 +43,9 @@ func parseQuery(r *http.Request, res *resource.Resource) (*query, error) {
 	if q.timeout, err = timeoutParam(v); err != nil {
 		return nil, err
 	}
-	if q.watch, err = boolParam(v, "watch"); err != nil {
-		return nil, err
-	}
-	if q.bookmarks, err = boolParam(v, "allowWatchBookmarks"); err != nil {
-		return nil, err
-	}
-	if q.list.SendInitialEvents, err = optionalBoolParam(v, "sendInitialEvents"); err != nil {
-		return nil, err
-	}
+	q.watch = boolParam(v, "watch")
+	q.bookmarks = boolParam(v, "allowWatchBookmarks")
+	q.list.SendInitialEvents = optionalBoolParam(v, "sendInitialEvents")
 	if err := parseSelectors(v, res, &q.list); err != nil {
 		return nil, err
 	}
@@ -98,28 +94,24 @@ func timeoutParam(v url.Values) (time.Duration, error) {
 	return time.Duration(n) * time.Second, nil
 }
 
-func boolParam(v url.Values, name string) (bool, error) {
-	s := v.Get(name)
-	if s == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, apierrors.NewBadRequest("invalid " + name + ": " + s)
-	}
-	return b, nil
+// boolParam reads a boolean parameter as kube-apiserver's parameter
+// codec does (runtime.Convert_Slice_string_To_bool): absent, "0" or
+// "false" in any case is false; anything else, the empty value
+// included, is true. No value is malformed.
+func boolParam(v url.Values, name string) bool {
+	var b bool
+	vals := v[name]
+	_ = runtime.Convert_Slice_string_To_bool(&vals, &b, nil) // it fails on nothing
+	return b
 }
 
 // optionalBoolParam reads a boolean parameter that may be absent (nil);
-// present, it must parse.
-func optionalBoolParam(v url.Values, name string) (*bool, error) {
-	s, ok := v[name]
-	if !ok || len(s) == 0 {
-		return nil, nil
+// present, it reads as boolParam.
+func optionalBoolParam(v url.Values, name string) *bool {
+	vals, ok := v[name]
+	if !ok || len(vals) == 0 {
+		return nil
 	}
-	b, err := strconv.ParseBool(s[0])
-	if err != nil {
-		return nil, apierrors.NewBadRequest("invalid " + name + ": " + s[0])
-	}
-	return &b, nil
+	b := boolParam(v, name)
+	return &b
 }
