@@ -7,7 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/raftapi/raftapi/api/httpstatus"
-	"github.com/raftapi/raftapi/api/request"
 	"github.com/raftapi/raftapi/pki"
 )
 
@@ -83,11 +82,10 @@ func exemptFromInflight(r *http.Request) bool {
 	return isWatch(r)
 }
 
-// isWatch reports a watch: ?watch=true (or 1) or a /watch/ path.
+// isWatch reports a watch as the request's verb names it: a /watch/
+// path, or a watch parameter read as kube-apiserver and the handlers
+// read it (anything but "0" or "false"), so that no watch the handlers
+// serve holds a slot for its lifetime.
 func isWatch(r *http.Request) bool {
-	switch v, _ := request.Query(r, "watch"); v {
-	case "true", "1":
-		return true
-	}
-	return strings.Contains(r.URL.Path, "/watch/")
+	return requestInfoOf(r).verb == "WATCH"
 }

@@ -10,7 +10,8 @@ import (
 
 // TestInflight: with one read-only and one mutating slot held, another
 // request of the same kind gets kube's 429 with Retry-After; the other
-// kind, watches, health checks and system:masters still pass.
+// kind, watches (every watch the handlers serve: any watch parameter
+// but "0" and "false"), health checks and system:masters still pass.
 func TestInflight(t *testing.T) {
 	l := newInflight(1, 1)
 	release := make(chan struct{})
@@ -52,6 +53,9 @@ func TestInflight(t *testing.T) {
 		{"a second write", http.MethodDelete, "/api/v1/namespaces/default/configmaps/x", alice, http.StatusTooManyRequests},
 		{"a watch", http.MethodGet, "/api/v1/configmaps?watch=true", alice, http.StatusOK},
 		{"a watch path", http.MethodGet, "/api/v1/watch/configmaps", alice, http.StatusOK},
+		{"a watch=True", http.MethodGet, "/api/v1/configmaps?watch=True", alice, http.StatusOK},
+		{"a bare watch parameter", http.MethodGet, "/api/v1/configmaps?watch", alice, http.StatusOK},
+		{"watch=false is a list", http.MethodGet, "/api/v1/configmaps?watch=false", alice, http.StatusTooManyRequests},
 		{"readyz", http.MethodGet, "/readyz", User{Name: anonymousUser}, http.StatusOK},
 		{"system:masters", http.MethodGet, "/api/v1/namespaces", admin, http.StatusOK},
 	} {
