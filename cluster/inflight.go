@@ -81,11 +81,3 @@ func exemptFromInflight(r *http.Request) bool {
 	}
 	return isWatch(r)
 }
-
-// isWatch reports a watch as the request's verb names it: a /watch/
-// path, or a watch parameter read as kube-apiserver and the handlers
-// read it (anything but "0" or "false"), so that no watch the handlers
-// serve holds a slot for its lifetime.
-func isWatch(r *http.Request) bool {
-	return requestInfoOf(r).verb == "WATCH"
-}

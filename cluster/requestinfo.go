@@ -103,6 +103,14 @@ func resourceVerb(r *http.Request, named, watchPath bool, subresource string) st
 	return r.Method
 }
 
+// isWatch reports a watch as the request's verb names it: a /watch/
+// path, or a watch parameter read as kube-apiserver and the handlers
+// read it (anything but "0" or "false"). The inflight limit and the
+// request timeout both leave such requests alone.
+func isWatch(r *http.Request) bool {
+	return requestInfoOf(r).verb == "WATCH"
+}
+
 // watchParam reports a ?watch= other than "0" or "false".
 func watchParam(r *http.Request) bool {
 	v, ok := request.Query(r, "watch")

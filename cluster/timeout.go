@@ -127,7 +127,7 @@ func longRunning(r *http.Request) bool {
 	if r.Method == http.MethodGet && r.URL.Path == SnapshotPath {
 		return true
 	}
-	return requestInfoOf(r).verb == "WATCH"
+	return isWatch(r)
 }
 
 // maxIgnoredBody bounds the body of a long-running request, which no

@@ -64,8 +64,10 @@ func BenchmarkNewMember(b *testing.B) {
 		if err := leader.AddNonvoter(name, ln.Addr().String()); err != nil {
 			b.Fatal(err)
 		}
-		for s.Status().AppliedIndex < last.Rev {
-			time.Sleep(5 * time.Millisecond)
+		for deadline := start.Add(5 * time.Minute); s.Status().AppliedIndex < last.Rev; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatalf("%s applied %d of %d after 5 minutes", name, s.Status().AppliedIndex, last.Rev)
+			}
 		}
 		took := time.Since(start)
 		b.ReportMetric(float64(state)/(1<<20)/took.Seconds(), "MiB/s")

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"sync"
@@ -55,19 +54,18 @@ func startResponse(w http.ResponseWriter, gzipped bool, code int) {
 	w.WriteHeader(code)
 }
 
-// writeGzip writes to w, gzip-encoded, what write writes to its writer.
-// The gzip stream is closed only if write succeeded: after an error the
-// client is gone.
+// writeGzip writes to w, gzip-encoded and through writeBuffered's
+// buffer, what write writes to its writer. The gzip stream is closed
+// only if write succeeded: after an error the client is gone.
 func writeGzip(w io.Writer, write func(io.Writer) error) {
-	bw := streamWriters.Get().(*bufio.Writer)
-	bw.Reset(w)
-	zw := gzipWriters.Get().(*gzip.Writer)
-	zw.Reset(bw)
-	if write(zw) == nil && zw.Close() == nil {
-		_ = bw.Flush()
-	}
-	zw.Reset(nil)
-	gzipWriters.Put(zw)
-	bw.Reset(nil)
-	streamWriters.Put(bw)
+	writeBuffered(w, func(bw io.Writer) error {
+		zw := gzipWriters.Get().(*gzip.Writer)
+		defer gzipWriters.Put(zw)
+		defer zw.Reset(nil)
+		zw.Reset(bw)
+		if err := write(zw); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
 }

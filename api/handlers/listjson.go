@@ -22,6 +22,19 @@ const streamBuffer = 64 << 10
 // buffer of that size is too much to allocate and clear per response.
 var streamWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamBuffer) }}
 
+// writeBuffered writes to w, through a pooled streamBuffer-sized
+// buffer, what write writes to its writer; the buffer is flushed only if
+// write succeeded (after an error the client is gone).
+func writeBuffered(w io.Writer, write func(io.Writer) error) {
+	bw := streamWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
+	if write(bw) == nil {
+		_ = bw.Flush()
+	}
+	bw.Reset(nil)
+	streamWriters.Put(bw)
+}
+
 // listJSON is the JSON of a XxxList whose items are the server's own
 // encodings of the objects (stored or converted). It is written as its
 // pieces, never re-scanned: an encoder checks every json.RawMessage it
@@ -111,11 +124,5 @@ func writeListJSON(w http.ResponseWriter, acceptGzip bool, l listJSON) {
 		writeGzip(w, l.writeTo)
 		return
 	}
-	bw := streamWriters.Get().(*bufio.Writer)
-	bw.Reset(w)
-	if l.writeTo(bw) == nil {
-		_ = bw.Flush()
-	}
-	bw.Reset(nil)
-	streamWriters.Put(bw)
+	writeBuffered(w, l.writeTo)
 }
