@@ -25,7 +25,7 @@ func scaleCmd(ctx context.Context, args []string) int {
 	fs.IntVar(&cfg.ListObjects, "list-objects", 100000, "ConfigMaps in the listed namespace")
 	fs.IntVar(&cfg.PageLimit, "page-limit", 500, "limit of the paged list")
 	fs.IntVar(&cfg.Churn, "churn", 10000, "listed objects updated between the Exact list's old and current revisions")
-	fs.IntVar(&cfg.Repeat, "repeat", 3, "runs of each single-request list (the median is reported)")
+	fs.IntVar(&cfg.Repeat, "repeat", 5, "runs of each single-request list (the median is reported)")
 	fs.IntVar(&cfg.RestartObjects, "restart-objects", 1000000, "objects held when a node restarts (the listed ones included)")
 	fs.IntVar(&cfg.LoadClients, "load-clients", 128, "clients creating the objects")
 	fs.BoolVar(&cfg.CatchUp, "catch-up", true, "add a fourth member at the end and time its catching up")

@@ -55,12 +55,34 @@ func (c *Client) ListConfigMaps(ctx context.Context, ns string, o ListOptions) (
 	return c.listPath(ctx, configMapsPath(ns)+o.query())
 }
 
+// ListConfigMapsInto is ListConfigMaps reading the body into buf, which
+// the returned page's Body then shares: it is valid until buf is next
+// used. A caller timing many large lists keeps one buffer, so that what
+// it times is the server's response rather than its own heap growing by
+// the size of every list.
+func (c *Client) ListConfigMapsInto(ctx context.Context, ns string, o ListOptions, buf *bytes.Buffer) (Page, error) {
+	path := configMapsPath(ns) + o.query()
+	code, err := c.rawInto(ctx, http.MethodGet, path, nil, buf)
+	if err != nil {
+		return Page{}, err
+	}
+	if code != http.StatusOK {
+		return Page{}, newError(http.MethodGet, path, code, buf.Bytes())
+	}
+	return pageOf(buf.Bytes())
+}
+
 // listPath lists the collection at path (with its query).
 func (c *Client) listPath(ctx context.Context, path string) (Page, error) {
 	out, err := c.do(ctx, http.MethodGet, path, nil, http.StatusOK)
 	if err != nil {
 		return Page{}, err
 	}
+	return pageOf(out)
+}
+
+// pageOf is the page of a list body, its metadata decoded.
+func pageOf(out []byte) (Page, error) {
 	meta, err := listMeta(out)
 	if err != nil {
 		return Page{}, err

@@ -1,6 +1,7 @@
 package scalebench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -28,8 +29,10 @@ type run struct {
 	// objs are the listed namespace's objects.
 	objs listed
 	// held is the sum of the sizes of the objects written, as stored.
-	held  int64
-	logMu sync.Mutex
+	held int64
+	// listBuf holds the body of the latest timedList.
+	listBuf bytes.Buffer
+	logMu   sync.Mutex
 }
 
 // Run starts the cluster and runs the steps in order, each using what
