@@ -11,7 +11,7 @@ import (
 // TestInflight: with one read-only and one mutating slot held, another
 // request of the same kind gets kube's 429 with Retry-After; the other
 // kind, watches (every watch the handlers serve: any watch parameter
-// but "0" and "false"), health checks and system:masters still pass.
+// but "0" and "false" on a collection), health checks and system:masters still pass.
 func TestInflight(t *testing.T) {
 	l := newInflight(1, 1)
 	release := make(chan struct{})
@@ -56,6 +56,7 @@ func TestInflight(t *testing.T) {
 		{"a watch=True", http.MethodGet, "/api/v1/configmaps?watch=True", alice, http.StatusOK},
 		{"a bare watch parameter", http.MethodGet, "/api/v1/configmaps?watch", alice, http.StatusOK},
 		{"watch=false is a list", http.MethodGet, "/api/v1/configmaps?watch=false", alice, http.StatusTooManyRequests},
+		{"a named get with watch=true is a get", http.MethodGet, "/api/v1/namespaces/default/configmaps/x?watch=true", alice, http.StatusTooManyRequests},
 		{"readyz", http.MethodGet, "/readyz", User{Name: anonymousUser}, http.StatusOK},
 		{"system:masters", http.MethodGet, "/api/v1/namespaces", admin, http.StatusOK},
 	} {

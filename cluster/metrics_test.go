@@ -395,6 +395,7 @@ func TestParseRequestInfo(t *testing.T) {
 		{"watch param", "GET", "/api/v1/namespaces/ns/configmaps?watch=true", "", ri("WATCH", "", "v1", "configmaps", "", "namespace")},
 		{"watch false", "GET", "/api/v1/namespaces/ns/configmaps?watch=false", "", ri("LIST", "", "v1", "configmaps", "", "namespace")},
 		{"watch path", "GET", "/api/v1/watch/namespaces/ns/configmaps/a", "", ri("WATCH", "", "v1", "configmaps", "", "resource")},
+		{"named get with watch param", "GET", "/api/v1/namespaces/ns/configmaps/a?watch=true", "", ri("WATCH", "", "v1", "configmaps", "", "resource")},
 		{"update", "PUT", "/api/v1/namespaces/ns/configmaps/a", "", ri("PUT", "", "v1", "configmaps", "", "resource")},
 		{"patch", "PATCH", "/api/v1/namespaces/ns/configmaps/a", "application/merge-patch+json", ri("PATCH", "", "v1", "configmaps", "", "resource")},
 		{"apply", "PATCH", "/api/v1/namespaces/ns/configmaps/a", "application/apply-patch+yaml", ri("APPLY", "", "v1", "configmaps", "", "resource")},
@@ -418,7 +419,7 @@ func TestParseRequestInfo(t *testing.T) {
 				r.Header.Set("Content-Type", c.contentType)
 			}
 			got := parseRequestInfo(r)
-			got.namespace, got.name = "", "" // not metrics labels; see TestForbiddenMessages
+			got.namespace, got.name, got.watchPath = "", "", false // not metrics labels; see TestForbiddenMessages
 			if got != c.want {
 				t.Errorf("parseRequestInfo(%s %s) = %+v, want %+v", c.method, c.url, got, c.want)
 			}

@@ -19,6 +19,7 @@ type requestInfo struct {
 	scope       string // resource, namespace, cluster; "" for a non-resource path
 	namespace   string // not a metrics label
 	name        string // not a metrics label
+	watchPath   bool   // under /watch/; not a metrics label
 }
 
 // connectSubresources are the subresources kube-apiserver reports as
@@ -68,7 +69,7 @@ func parseRequestInfo(r *http.Request) requestInfo {
 	}
 	// As kube's RequestInfoFactory, a namespace object's request is in
 	// the namespace it names.
-	info.namespace, info.name = namespace, name
+	info.namespace, info.name, info.watchPath = namespace, name, watchPath
 	info.verb = resourceVerb(r, name != "", watchPath, info.subresource)
 	info.scope = scope(info.verb, namespace, name)
 	return info
@@ -103,12 +104,24 @@ func resourceVerb(r *http.Request, named, watchPath bool, subresource string) st
 	return r.Method
 }
 
-// isWatch reports a watch as the request's verb names it: a /watch/
-// path, or a watch parameter read as kube-apiserver and the handlers
-// read it (anything but "0" or "false"). The inflight limit and the
-// request timeout both leave such requests alone.
+// isWatch reports a watch as kube's RequestInfoFactory names it: a
+// /watch/ path, or a collection GET with a watch parameter read as
+// kube-apiserver and the handlers read it (anything but "0" or "false").
+// The inflight limit and the request timeout both leave such requests
+// alone. A GET of a named object stays a get whatever its watch
+// parameter (see servedAsGet).
 func isWatch(r *http.Request) bool {
-	return requestInfoOf(r).verb == "WATCH"
+	info := requestInfoOf(r)
+	return info.verb == "WATCH" && !info.servedAsGet()
+}
+
+// servedAsGet reports a GET of a named object that the metrics label
+// WATCH for its watch parameter, as kube-apiserver's CleanVerb does for
+// any GET with one, but that kube's RequestInfoFactory — and so its
+// authorizers, its timeout and its inflight limit — and the handlers
+// take for the get it is: only a collection can be watched that way.
+func (i requestInfo) servedAsGet() bool {
+	return i.verb == "WATCH" && i.name != "" && !i.watchPath
 }
 
 // watchParam reports a ?watch= other than "0" or "false".
@@ -143,6 +156,9 @@ func (i requestInfo) authzVerb() string {
 		return "update"
 	case "APPLY":
 		return "patch"
+	}
+	if i.servedAsGet() {
+		return "get"
 	}
 	return strings.ToLower(i.verb)
 }

@@ -125,6 +125,8 @@ func TestRequestTimeoutSpares(t *testing.T) {
 		"/api/v1/namespaces/default/configmaps?watch=1":               false,
 		"/api/v1/watch/namespaces/default/configmaps":                 false,
 		"/api/v1/namespaces/watch/configmaps":                         true,
+		"/api/v1/namespaces/default/configmaps/a?watch=true":          true,
+		"/api/v1/watch/namespaces/default/configmaps/a":               false,
 		"/apis/coordination.k8s.io/v1/namespaces/a/leases?watch=true": false,
 		SnapshotPath: false,
 	} {
