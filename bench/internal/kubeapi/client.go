@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -71,12 +72,21 @@ func (c *Client) Base() string { return c.base }
 // do sends a request with an optional JSON body and returns the response
 // body when the status is want; any other status is an *Error.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, want int) ([]byte, error) {
-	code, out, err := c.Raw(ctx, method, path, body)
-	if err != nil {
+	var out bytes.Buffer
+	if err := c.doInto(ctx, method, path, body, want, &out); err != nil {
 		return nil, err
 	}
-	if code != want {
-		return nil, newError(method, path, code, out)
+	return out.Bytes(), nil
+}
+
+// doInto is do reading the response body into dst (see rawInto).
+func (c *Client) doInto(ctx context.Context, method, path string, body []byte, want int, dst *bytes.Buffer) error {
+	code, err := c.rawInto(ctx, method, path, body, dst)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	if code != want {
+		return newError(method, path, code, dst.Bytes())
+	}
+	return nil
 }

@@ -61,13 +61,8 @@ func (c *Client) ListConfigMaps(ctx context.Context, ns string, o ListOptions) (
 // it times is the server's response rather than its own heap growing by
 // the size of every list.
 func (c *Client) ListConfigMapsInto(ctx context.Context, ns string, o ListOptions, buf *bytes.Buffer) (Page, error) {
-	path := configMapsPath(ns) + o.query()
-	code, err := c.rawInto(ctx, http.MethodGet, path, nil, buf)
-	if err != nil {
+	if err := c.doInto(ctx, http.MethodGet, configMapsPath(ns)+o.query(), nil, http.StatusOK, buf); err != nil {
 		return Page{}, err
-	}
-	if code != http.StatusOK {
-		return Page{}, newError(http.MethodGet, path, code, buf.Bytes())
 	}
 	return pageOf(buf.Bytes())
 }
