@@ -13,6 +13,10 @@ import (
 	"github.com/raftapi/raftapi/api/resource"
 )
 
+// emptyPoll is the pause before listing again a store nothing was ever
+// written to (revision 0).
+const emptyPoll = 100 * time.Millisecond
+
 // Publisher changes the resources a node serves: the registry, and
 // whatever derives from it (routes, discovery, OpenAPI).
 type Publisher interface {
@@ -89,6 +93,13 @@ func (s *Serving) Run(ctx context.Context) {
 // waitForChange returns after the first change of a CRD or a policy
 // after rev, or when a watch ends.
 func (s *Serving) waitForChange(ctx context.Context, rev uint64) {
+	if rev == 0 {
+		// A store nothing was ever written to: a watch from 0 starts at
+		// the current revision and would miss a CRD written since the
+		// list. List again shortly instead.
+		sleep(ctx, emptyPoll)
+		return
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	changed := make(chan struct{}, 2)

@@ -14,6 +14,10 @@ import (
 // attempt.
 const retryDelay = time.Second
 
+// emptyPoll is the pause before listing again a store nothing was ever
+// written to (revision 0).
+const emptyPoll = 100 * time.Millisecond
+
 // collection is the objects of one RBAC kind in the node's state, by
 // storage key, as its list and watch have seen them. Authorizer.mu
 // guards items and listed.
@@ -56,6 +60,12 @@ func follow[T any](ctx context.Context, a *Authorizer, c *collection[T]) {
 				a.log.Warn("rbac: listing", "resource", c.res.Plural, "err", err)
 			}
 			sleep(ctx, retryDelay)
+			continue
+		}
+		if rev == 0 {
+			// A watch from 0 starts at the current revision: an object
+			// written between this list and the watch would go unseen.
+			sleep(ctx, emptyPoll)
 			continue
 		}
 		if err := watch(ctx, a, c, rev); err != nil && ctx.Err() == nil {

@@ -5,10 +5,13 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/raftapi/raftapi/api/rbac"
@@ -164,4 +167,47 @@ func (c *cuttable) cutAll() {
 		w.Stop()
 	}
 	c.watchers = nil
+}
+
+// betweenListAndWatch is a Storage that runs between once, after the
+// first list of the keys under prefix returns and before its watch opens.
+type betweenListAndWatch struct {
+	registry.Storage
+	prefix  string
+	between func()
+	done    atomic.Bool
+}
+
+func (s *betweenListAndWatch) List(ctx context.Context, prefix string, opts registry.StoreListOptions) (*registry.ListResult, error) {
+	res, err := s.Storage.List(ctx, prefix, opts)
+	if prefix == s.prefix && !s.done.Swap(true) {
+		s.between()
+	}
+	return res, err
+}
+
+// TestFirstWritesOfAnEmptyStore: roles written to a store that held
+// nothing, between the authorizer's list (at revision 0) and its watch,
+// are enforced.
+func TestFirstWritesOfAnEmptyStore(t *testing.T) {
+	inner := registrytest.New()
+	t.Cleanup(func() { _ = inner.Close() })
+	writer := &fixture{store: inner, reg: newRegistry(inner)}
+	bindings := writer.reg.Resources().Get(schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: "clusterrolebindings"})
+	storage := &betweenListAndWatch{Storage: inner, prefix: bindings.Prefix(""), between: func() {
+		writer.mustWrite(t, clusterRole("pod-reader", readPods), clusterBinding("read", "pod-reader", userSubject("alice")))
+	}}
+	f := &fixture{store: storage, reg: newRegistry(storage), authz: rbac.New(storage, slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f.authz.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	f.eventually(t, alice, "list", "pods", "", authorizer.DecisionAllow)
 }

@@ -73,7 +73,11 @@ func (c *Controller) lead(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rev, ok := c.resync(ctx)
-	if !ok {
+	if !ok || rev == 0 {
+		// Revision 0 is a store nothing was ever written to, and a watch
+		// from 0 starts at the current revision: a namespace created
+		// between the list and the watch would go unseen. The next
+		// leadership check lists again.
 		return
 	}
 	events, ended, err := c.watch(ctx, rev)

@@ -239,3 +239,42 @@ func TestOnlyTheLeaderActs(t *testing.T) {
 	eventually(t, "default service account once leading", f.serviceAccountExists(t, "team"))
 	eventually(t, "root CA once leading", f.rootCAInOrder(t, "team"))
 }
+
+// raceStorage runs between once after the first list of namespaces
+// returns, before the controller opens its watches.
+type raceStorage struct {
+	*registrytest.Storage
+	between func()
+	done    atomic.Bool
+}
+
+func (s *raceStorage) List(ctx context.Context, prefix string, opts registry.StoreListOptions) (*registry.ListResult, error) {
+	res, err := s.Storage.List(ctx, prefix, opts)
+	if s.between != nil && !s.done.Swap(true) {
+		s.between()
+	}
+	return res, err
+}
+
+// TestNamespaceCreatedBetweenListAndWatch: the first namespace of an
+// empty store, created after the controller's list and before its watch,
+// is brought in order without waiting for the next full pass.
+func TestNamespaceCreatedBetweenListAndWatch(t *testing.T) {
+	storage := &raceStorage{Storage: registrytest.New()}
+	t.Cleanup(func() { _ = storage.Close() })
+	reg := registry.New(resource.NewRegistry(builtin.Resources()...), storage, registry.Options{})
+	f := &fixture{reg: reg, storage: storage.Storage}
+	storage.between = func() { f.createNamespace(t, "team") }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		New(reg, []byte(testCA), nil).Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	eventually(t, "default service account", f.serviceAccountExists(t, "team"))
+	eventually(t, "root CA", f.rootCAInOrder(t, "team"))
+}
