@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"testing/iotest"
 
 	"github.com/hashicorp/raft"
 	bolt "go.etcd.io/bbolt"
@@ -253,6 +254,24 @@ func TestRestoreGarbage(t *testing.T) {
 				t.Fatalf("Applied() after reopen = %d, want %d", got, want.Applied+1)
 			}
 		})
+	}
+}
+
+// TestRestoreFailingAtTheEnd: a reader that yields a whole valid
+// snapshot and then fails (as the store's reader does when the data
+// fails its checksum) leaves the state as it was.
+func TestRestoreFailingAtTheEnd(t *testing.T) {
+	h := buildHistory(t)
+	good, _ := snapshotOf(t, h)
+	h.mustApply(create(keyN(int(h.next)), `{}`))
+	want := dump(t, h.f)
+	corrupt := errors.New("corrupt snapshot")
+	rc := &readCloser{Reader: io.MultiReader(bytes.NewReader(good), iotest.ErrReader(corrupt))}
+	if err := h.f.Restore(rc); !errors.Is(err, corrupt) {
+		t.Fatalf("Restore = %v, want the reader's error", err)
+	}
+	if got := dump(t, h.f); !reflect.DeepEqual(got, want) {
+		t.Fatalf("failed Restore changed state:\n got %+v\nwant %+v", got, want)
 	}
 }
 

@@ -168,7 +168,7 @@ func (s *Store) startRaft(bound net.Addr) error {
 		return err
 	}
 	hl := newHCLogger(s.cfg.Logger)
-	snaps, err := raft.NewFileSnapshotStoreWithLogger(s.cfg.DataDir, 2, hl)
+	snaps, err := newSnapshotStore(s.cfg.DataDir, 2, hl)
 	if err != nil {
 		return fmt.Errorf("raftstore: open snapshot store: %w", err)
 	}
