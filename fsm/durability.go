@@ -105,7 +105,7 @@ func (f *FSM) Discarded() bool { return f.discarded }
 
 // writeSynced writes a small file and makes it and its name durable.
 func writeSynced(path string, data []byte) error {
-	if err := writeFile(path, bytes.NewReader(data)); err != nil {
+	if err := writeFile(path, bytes.NewReader(data), true); err != nil {
 		return fmt.Errorf("fsm: write %s: %w", path, err)
 	}
 	return syncDir(filepath.Dir(path))

@@ -1,7 +1,9 @@
 package fsm
 
 import (
+	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,6 +82,48 @@ func TestMachineRestartDiscardsUnsyncedState(t *testing.T) {
 	g := reopen(t, path)
 	if !g.Discarded() || g.Applied() != 0 {
 		t.Fatalf("after a machine restart: discarded %v, applied %d; want discarded, 0", g.Discarded(), g.Applied())
+	}
+}
+
+// A restored state file is written unsynced under the marker: killed, it
+// is kept; after a machine restart it is discarded like any unsynced
+// state, for the node to restore the snapshot (durable in raft's store)
+// again.
+func TestRestoredStateIsGuardedByTheMarker(t *testing.T) {
+	withBootID(t, "boot-1")
+	dir := t.TempDir()
+	src := openWithWrites(t, filepath.Join(dir, "source.db"), 5)
+	c, err := src.OpenCopy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap bytes.Buffer
+	if _, err := c.WriteTo(&snap); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	src.Close()
+	path := filepath.Join(dir, "state.db")
+	f := openWithWrites(t, path, 2)
+	if err := f.Restore(io.NopCloser(&snap)); err != nil {
+		t.Fatal(err)
+	}
+	if f.Applied() != 5 {
+		t.Fatalf("applied %d after Restore, want 5", f.Applied())
+	}
+	if _, err := os.Stat(path + markerSuffix); err != nil {
+		t.Fatalf("no marker after Restore: %v", err)
+	}
+	kill(t, f)
+	g := reopen(t, path)
+	if g.Discarded() || g.Applied() != 5 {
+		t.Fatalf("after a kill: discarded %v, applied %d; want kept at 5", g.Discarded(), g.Applied())
+	}
+	kill(t, g)
+	withBootID(t, "boot-2")
+	h := reopen(t, path)
+	if !h.Discarded() || h.Applied() != 0 {
+		t.Fatalf("after a machine restart: discarded %v, applied %d; want discarded, 0", h.Discarded(), h.Applied())
 	}
 }
 
