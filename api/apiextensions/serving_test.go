@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/raftapi/raftapi/api/apiextensions"
-	"github.com/raftapi/raftapi/api/registry"
 	"github.com/raftapi/raftapi/api/registry/registrytest"
 	"github.com/raftapi/raftapi/api/resource"
 )
@@ -41,23 +39,6 @@ func (p *published) has(gvr runtimeschema.GroupVersionResource) bool {
 	return slices.Contains(p.gvrs, gvr)
 }
 
-// betweenListAndWatch is a Storage that runs between once, after the
-// first list of the keys under prefix returns and before a watch opens.
-type betweenListAndWatch struct {
-	registry.Storage
-	prefix  string
-	between func()
-	done    atomic.Bool
-}
-
-func (s *betweenListAndWatch) List(ctx context.Context, prefix string, opts registry.StoreListOptions) (*registry.ListResult, error) {
-	res, err := s.Storage.List(ctx, prefix, opts)
-	if prefix == s.prefix && !s.done.Swap(true) {
-		s.between()
-	}
-	return res, err
-}
-
 // acceptedCRD is newCRD as stored once its names are accepted.
 func acceptedCRD(t *testing.T) []byte {
 	t.Helper()
@@ -79,11 +60,11 @@ func TestServingFirstCRDOfAnEmptyStore(t *testing.T) {
 	t.Cleanup(func() { _ = inner.Close() })
 	crds, policies := apiextensions.CRDResource(), apiextensions.PolicyResource()
 	data := acceptedCRD(t)
-	storage := &betweenListAndWatch{Storage: inner, prefix: crds.Prefix(""), between: func() {
+	storage := registrytest.AfterFirstList(inner, crds.Prefix(""), func() {
 		if _, err := inner.Create(context.Background(), crds.Key("", "foos.example.com"), data); err != nil {
 			t.Error(err)
 		}
-	}}
+	})
 	pub := &published{}
 	s := apiextensions.NewServing(storage, crds, policies, pub, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,23 +168,6 @@ func (c *cuttable) cutAll() {
 	c.watchers = nil
 }
 
-// betweenListAndWatch is a Storage that runs between once, after the
-// first list of the keys under prefix returns and before its watch opens.
-type betweenListAndWatch struct {
-	registry.Storage
-	prefix  string
-	between func()
-	done    atomic.Bool
-}
-
-func (s *betweenListAndWatch) List(ctx context.Context, prefix string, opts registry.StoreListOptions) (*registry.ListResult, error) {
-	res, err := s.Storage.List(ctx, prefix, opts)
-	if prefix == s.prefix && !s.done.Swap(true) {
-		s.between()
-	}
-	return res, err
-}
-
 // TestFirstWritesOfAnEmptyStore: roles written to a store that held
 // nothing, between the authorizer's list (at revision 0) and its watch,
 // are enforced.
@@ -194,20 +176,10 @@ func TestFirstWritesOfAnEmptyStore(t *testing.T) {
 	t.Cleanup(func() { _ = inner.Close() })
 	writer := &fixture{store: inner, reg: newRegistry(inner)}
 	bindings := writer.reg.Resources().Get(schema.GroupVersionResource{Group: rbacv1.GroupName, Version: "v1", Resource: "clusterrolebindings"})
-	storage := &betweenListAndWatch{Storage: inner, prefix: bindings.Prefix(""), between: func() {
+	storage := registrytest.AfterFirstList(inner, bindings.Prefix(""), func() {
 		writer.mustWrite(t, clusterRole("pod-reader", readPods), clusterBinding("read", "pod-reader", userSubject("alice")))
-	}}
-	f := &fixture{store: storage, reg: newRegistry(storage), authz: rbac.New(storage, slog.New(slog.NewTextHandler(io.Discard, nil)))}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		f.authz.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
 	})
+	f := &fixture{store: storage, reg: newRegistry(storage), authz: rbac.New(storage, slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	f.run(t)
 	f.eventually(t, alice, "list", "pods", "", authorizer.DecisionAllow)
 }

@@ -51,6 +51,18 @@ func newFixture(t *testing.T, wrap func(registry.Storage) registry.Storage) *fix
 	}
 	f := &fixture{reg: reg, store: store, authz: rbac.New(store, slog.New(slog.NewTextHandler(io.Discard, nil)))}
 	rbac.Guard(reg.Resources().All(), f.authz.Admission(nil))
+	f.run(t)
+	select {
+	case <-f.authz.Synced():
+	case <-time.After(deadline):
+		t.Fatal("the authorizer did not sync")
+	}
+	return f
+}
+
+// run runs the fixture's authorizer until the test ends.
+func (f *fixture) run(t *testing.T) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -62,12 +74,6 @@ func newFixture(t *testing.T, wrap func(registry.Storage) registry.Storage) *fix
 		cancel()
 		wg.Wait()
 	})
-	select {
-	case <-f.authz.Synced():
-	case <-time.After(deadline):
-		t.Fatal("the authorizer did not sync")
-	}
-	return f
 }
 
 // newRegistry is a registry of the built-in resources over store.

@@ -34,6 +34,15 @@ type fixture struct {
 func start(t *testing.T, rootCA string) *fixture {
 	t.Helper()
 	reg, storage := registrytest.NewRegistry(t, registry.Options{})
+	run(t, reg, rootCA)
+	f := &fixture{reg: reg, storage: storage}
+	f.createNamespace(t, "team")
+	return f
+}
+
+// run runs a controller of reg publishing rootCA until the test ends.
+func run(t *testing.T, reg *registry.Registry, rootCA string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -44,9 +53,6 @@ func start(t *testing.T, rootCA string) *fixture {
 		cancel()
 		<-done
 	})
-	f := &fixture{reg: reg, storage: storage}
-	f.createNamespace(t, "team")
-	return f
 }
 
 func (f *fixture) store(gvr string) *registry.Store {
@@ -215,16 +221,7 @@ func TestOnlyTheLeaderActs(t *testing.T) {
 	reg := registry.New(resource.NewRegistry(builtin.Resources()...), storage, registry.Options{})
 	f := &fixture{reg: reg, storage: storage.Storage}
 	f.createNamespace(t, "team")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		New(reg, []byte(testCA), nil).Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	run(t, reg, testCA)
 	eventually(t, "two leadership checks", func() error {
 		if n := storage.checks.Load(); n < 2 {
 			return fmt.Errorf("%d checks", n)
@@ -240,41 +237,18 @@ func TestOnlyTheLeaderActs(t *testing.T) {
 	eventually(t, "root CA once leading", f.rootCAInOrder(t, "team"))
 }
 
-// raceStorage runs between once after the first list of namespaces
-// returns, before the controller opens its watches.
-type raceStorage struct {
-	*registrytest.Storage
-	between func()
-	done    atomic.Bool
-}
-
-func (s *raceStorage) List(ctx context.Context, prefix string, opts registry.StoreListOptions) (*registry.ListResult, error) {
-	res, err := s.Storage.List(ctx, prefix, opts)
-	if s.between != nil && !s.done.Swap(true) {
-		s.between()
-	}
-	return res, err
-}
-
 // TestNamespaceCreatedBetweenListAndWatch: the first namespace of an
 // empty store, created after the controller's list and before its watch,
 // is brought in order without waiting for the next full pass.
 func TestNamespaceCreatedBetweenListAndWatch(t *testing.T) {
-	storage := &raceStorage{Storage: registrytest.New()}
+	storage := registrytest.New()
 	t.Cleanup(func() { _ = storage.Close() })
-	reg := registry.New(resource.NewRegistry(builtin.Resources()...), storage, registry.Options{})
-	f := &fixture{reg: reg, storage: storage.Storage}
-	storage.between = func() { f.createNamespace(t, "team") }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		New(reg, []byte(testCA), nil).Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	resources := resource.NewRegistry(builtin.Resources()...)
+	namespaces := resources.Get(namespacesGVR).Prefix("")
+	f := &fixture{storage: storage}
+	reg := registry.New(resources, registrytest.AfterFirstList(storage, namespaces, func() { f.createNamespace(t, "team") }), registry.Options{})
+	f.reg = reg
+	run(t, reg, testCA)
 	eventually(t, "default service account", f.serviceAccountExists(t, "team"))
 	eventually(t, "root CA", f.rootCAInOrder(t, "team"))
 }
