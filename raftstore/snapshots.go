@@ -132,7 +132,7 @@ func (c *checkedSnapshot) WriteTo(w io.Writer) (int64, error) {
 	buf := make([]byte, snapshotReadBuffer)
 	var written int64
 	for {
-		n, err := io.ReadFull(c.f, buf[:min(int64(len(buf)), c.meta.Size-c.n)])
+		n, err := io.ReadFull(c.f, buf[:max(0, min(int64(len(buf)), c.meta.Size-c.n))])
 		c.sum.Write(buf[:n])
 		c.n += int64(n)
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -141,7 +141,7 @@ func (c *checkedSnapshot) WriteTo(w io.Writer) (int64, error) {
 		if err != nil {
 			return written, err
 		}
-		last := c.n == c.meta.Size
+		last := c.n >= c.meta.Size // past it only after Reads of an extended file
 		if last {
 			if err := c.checkEnd(); err != nil {
 				return written, err

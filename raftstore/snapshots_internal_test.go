@@ -135,6 +135,30 @@ func TestSnapshotStoreRefusesCorruptData(t *testing.T) {
 	}
 }
 
+// TestSnapshotStoreCopyAfterReadsPastTheEnd: plain reads of an extended
+// file past the recorded size, then a copy of the rest, end in the
+// corrupt-snapshot error rather than a bad slice or an endless copy.
+func TestSnapshotStoreCopyAfterReadsPastTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	data := snapshotData(1000)
+	id := writeSnapshot(t, dir, data)
+	path := filepath.Join(dir, snapshotsDir, id, snapshotDataFile)
+	if err := os.WriteFile(path, append(bytes.Clone(data), make([]byte, 100)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, rc, err := openSnapshotStore(t, dir).Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if _, err := io.ReadFull(rc, make([]byte, 1050)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, rc); !errors.Is(err, errSnapshotCorrupt) {
+		t.Fatalf("copy after reading past the recorded size: %v, want a corrupt snapshot", err)
+	}
+}
+
 func TestSnapshotStoreOpensOnlyItsSnapshots(t *testing.T) {
 	dir := t.TempDir()
 	writeSnapshot(t, dir, []byte("state"))
