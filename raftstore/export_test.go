@@ -6,6 +6,13 @@ func (s *Store) LeaderGets() uint64 { return s.leaderGets.Load() }
 // Restamped is how many forwarded writes s stamped itself.
 func (s *Store) Restamped() uint64 { return s.restamped.Load() }
 
+// ForwardRPCs is how many rpcApplyMany requests s sent.
+func (s *Store) ForwardRPCs() uint64 { return s.forwards.rpcs.Load() }
+
+// ServeAsEarlierRelease makes s answer rpcApplyMany with 404, as a node
+// of a release without it does.
+func (s *Store) ServeAsEarlierRelease() { s.withoutApplyMany.Store(true) }
+
 // OutBuffer is how many events a watch hands its reader ahead.
 const OutBuffer = outBuffer
 

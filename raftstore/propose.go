@@ -126,18 +126,11 @@ func (s *Store) applyLocal(ctx context.Context, data []byte) (*fsm.Result, error
 	done := make(chan error, 1)
 	go func() { done <- f.Error() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			return nil, classifyApplyError(err)
-		}
+	case <-done:
+		return applyResult(f)
 	case <-ctx.Done():
 		return nil, &Error{Code: ErrCodeUnknownOutcome, Msg: "deadline while waiting for commit", Err: ctx.Err()}
 	}
-	res, ok := f.Response().(*fsm.Result)
-	if !ok || res == nil {
-		return nil, &Error{Code: ErrCodeUnknownOutcome, Msg: "no result from the state machine"}
-	}
-	return res, nil
 }
 
 // classifyApplyError separates raft errors that mean "never appended"
@@ -155,19 +148,41 @@ func classifyApplyError(err error) error {
 	}
 }
 
-// forward sends the command to the leader and returns its result.
+// forward sends the command to the leader and returns its result: with
+// the other commands this node is forwarding at the same time (see
+// forwarder), or alone to a leader that does not take them together.
 func (s *Store) forward(ctx context.Context, data []byte) (*fsm.Result, error) {
 	addr, _ := s.raft.LeaderWithID()
 	if addr == "" {
-		return nil, &Error{Code: ErrCodeUnavailable, Msg: "no leader", Err: errNotLeader}
+		return nil, errNoLeader()
 	}
-	reply, sent, err := s.peers.call(ctx, string(addr), rpcApply+"?"+omitStamped, data)
+	if s.forwards.together(string(addr)) {
+		return s.forwards.forward(ctx, data)
+	}
+	return s.forwardAlone(ctx, string(addr), data)
+}
+
+func errNoLeader() error {
+	return &Error{Code: ErrCodeUnavailable, Msg: "no leader", Err: errNotLeader}
+}
+
+// forwardAlone sends one command to the leader at addr in an RPC of its
+// own.
+func (s *Store) forwardAlone(ctx context.Context, addr string, data []byte) (*fsm.Result, error) {
+	reply, sent, err := s.peers.call(ctx, addr, rpcApply+"?"+omitStamped, data)
 	if err != nil {
 		if !sent {
 			return nil, &Error{Code: ErrCodeUnavailable, Msg: "leader unreachable", Err: errNotLeader}
 		}
 		return nil, &Error{Code: ErrCodeUnknownOutcome, Msg: "lost the leader's answer", Err: err}
 	}
+	return fromReply(reply)
+}
+
+// fromReply is the result or error of a forwarded command as the leader
+// answered it: an error when the command may not have been applied, a
+// result (which may hold a rejection) when it was.
+func fromReply(reply rpcReply) (*fsm.Result, error) {
 	if reply.Err != nil && (reply.Err.NotLeader || reply.Err.Code == ErrCodeUnavailable || reply.Err.Code == ErrCodeUnknownOutcome) {
 		return nil, fromWire(reply.Err)
 	}

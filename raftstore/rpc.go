@@ -18,6 +18,7 @@ import (
 // Peer RPC paths, served on protoRPC connections of the peer address.
 const (
 	rpcApply     = "/raftstore/v1/apply"
+	rpcApplyMany = "/raftstore/v1/applymany"
 	rpcReadIndex = "/raftstore/v1/readindex"
 	rpcStatus    = "/raftstore/v1/status"
 	maxRPCBody   = 64 << 20
@@ -81,6 +82,7 @@ func fromWire(w *wireError) error {
 func (s *Store) rpcHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+rpcApply, s.serveApply)
+	mux.HandleFunc("POST "+rpcApplyMany, s.serveApplyMany)
 	mux.HandleFunc("POST "+rpcReadIndex, s.serveReadIndex)
 	mux.HandleFunc("POST "+rpcGet, s.serveGet)
 	mux.HandleFunc("POST "+rpcStatus, s.serveStatus)
@@ -102,18 +104,24 @@ func (s *Store) serveApply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.applyLocal(r.Context(), data)
+	writeReply(w, applyReply(cmd.Type, res, err, r.URL.RawQuery == omitStamped))
+}
+
+// applyReply is the peer-protocol answer to a command of type t that the
+// leader proposed with result res or error err. omit leaves out the
+// object of a create or update (omitStamped).
+func applyReply(t fsm.CommandType, res *fsm.Result, err error, omit bool) rpcReply {
 	if err != nil {
-		writeReply(w, rpcReply{Err: toWire(err)})
-		return
+		return rpcReply{Err: toWire(err)}
 	}
 	reply := rpcReply{Rev: res.Rev, Object: res.Object}
 	switch {
 	case res.Err != nil:
 		reply.Err = toWire(fromRejection(res.Err))
-	case stampsObject(cmd.Type) && r.URL.RawQuery == omitStamped:
+	case stampsObject(t) && omit:
 		reply.Object = nil
 	}
-	writeReply(w, reply)
+	return reply
 }
 
 // stampsObject reports whether a command of type t stores its own object
@@ -150,10 +158,21 @@ func newPeerClient(dial func(string, time.Duration) (net.Conn, error), dialTimeo
 
 func (c *peerClient) close() { c.http.CloseIdleConnections() }
 
+// errNoRoute is a peer's answer 404 to an RPC path it does not serve: a
+// node of an earlier release. Nothing was done with the request.
+var errNoRoute = errors.New("peer does not serve the path")
+
 // call posts body to path on addr. sent reports whether the request was
 // written to the connection: an error with sent == false means the peer
 // never saw the request.
 func (c *peerClient) call(ctx context.Context, addr, path string, body []byte) (reply rpcReply, sent bool, err error) {
+	sent, err = c.callInto(ctx, addr, path, body, &reply)
+	return reply, sent, err
+}
+
+// callInto is call with the reply decoded into reply, any JSON type. A
+// 404 fails with errNoRoute.
+func (c *peerClient) callInto(ctx context.Context, addr, path string, body []byte, reply any) (sent bool, err error) {
 	trace := &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
 		if i.Err == nil {
 			sent = true
@@ -161,18 +180,27 @@ func (c *peerClient) call(ctx context.Context, addr, path string, body []byte) (
 	}}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, "http://"+addr+path, bytes.NewReader(body))
 	if err != nil {
-		return reply, false, err
+		return false, err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return reply, sent, err
+		return sent, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return reply, true, fmt.Errorf("peer %s: HTTP %d", addr, resp.StatusCode)
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return true, fmt.Errorf("peer %s: %s: %w", addr, path, errNoRoute)
+	default:
+		return true, fmt.Errorf("peer %s: HTTP %d", addr, resp.StatusCode)
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRPCBody)).Decode(&reply); err != nil {
-		return reply, true, fmt.Errorf("peer %s: decode reply: %w", addr, err)
+	in := io.LimitReader(resp.Body, maxRPCBody)
+	if err := json.NewDecoder(in).Decode(reply); err != nil {
+		return true, fmt.Errorf("peer %s: decode reply: %w", addr, err)
 	}
-	return reply, true, nil
+	// Read to the end (the encoder's newline, a chunked body's last
+	// chunk): a body closed before its end takes its connection with it,
+	// and the next call pays a TLS handshake.
+	_, _ = io.Copy(io.Discard, in)
+	return true, nil
 }

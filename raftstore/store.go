@@ -36,7 +36,11 @@ type Store struct {
 	mux       *peerMux
 	rpc       *http.Server
 	peers     *peerClient
-	reads     *rounds
+	forwards  *forwarder
+	// withoutApplyMany makes the node answer rpcApplyMany as an earlier
+	// release does, with 404; tests set it.
+	withoutApplyMany atomic.Bool
+	reads            *rounds
 
 	advertise string
 	hasState  atomic.Bool
@@ -77,6 +81,7 @@ func Open(c Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, notifier: newApplyNotifier(), stopCh: make(chan struct{}), raftConns: newConnTracker()}
 	s.peers = newPeerClient(cfg.PeerDialer, 5*time.Second)
+	s.forwards = newForwarder(s)
 	s.reads = &rounds{fn: s.readIndexRound, timeout: cfg.ReadIndexTimeout}
 	if err := s.open(); err != nil {
 		s.Close()
@@ -299,6 +304,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
 		close(s.stopCh)
+		s.forwards.stop()
 		var errs []error
 		if s.raft != nil {
 			errs = append(errs, s.raft.Shutdown().Error())
