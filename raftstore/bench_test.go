@@ -75,7 +75,7 @@ func benchPercentile(sorted []time.Duration, q float64) float64 {
 
 // BenchmarkCreate measures Store.Create of new 1 KiB objects on 1-node and
 // 3-node clusters (through the leader with 1, 16 and 64 concurrent
-// writers, and through a follower, which forwards to it, with 16 and 64).
+// writers, and through a follower, which forwards to it, with 1, 16 and 64).
 func BenchmarkCreate(b *testing.B) {
 	for _, nodes := range []int{1, 3} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
@@ -88,7 +88,7 @@ func BenchmarkCreate(b *testing.B) {
 				}
 			})
 			if nodes > 1 {
-				for _, writers := range []int{16, 64} {
+				for _, writers := range []int{1, 16, 64} {
 					b.Run(fmt.Sprintf("via=follower/writers=%d", writers), func(b *testing.B) {
 						benchCreates(b, c.Follower(), writers)
 					})

@@ -62,9 +62,13 @@ type forwarder struct {
 	ctx    context.Context // ends when the store closes
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	queue   []*forwardCall
-	senders int
+	mu    sync.Mutex
+	queue []*forwardCall
+	// senders is how many sender goroutines run; waiting[addr] how many
+	// of them wait for an answer from addr, and waitingAll the sum.
+	senders    int
+	waiting    map[string]int
+	waitingAll int
 
 	// alone is a leader that does not serve rpcApplyMany (an earlier
 	// release): commands go to it one RPC each while it leads.
@@ -96,15 +100,16 @@ func (f *forwarder) together(addr string) bool {
 	return a == nil || a.addr != addr || a.epoch != f.s.leaderChanges.Load()
 }
 
-// forward queues data for the leader and waits for its outcome or the end
-// of ctx, which must carry a deadline (propose's).
-func (f *forwarder) forward(ctx context.Context, data []byte) (*fsm.Result, error) {
+// forward queues data for the leader, believed to be at addr, and waits
+// for its outcome or the end of ctx, which must carry a deadline
+// (propose's).
+func (f *forwarder) forward(ctx context.Context, addr string, data []byte) (*fsm.Result, error) {
 	c := &forwardCall{data: data, done: make(chan struct{})}
 	c.deadline, _ = ctx.Deadline()
 	if c.deadline.IsZero() {
 		c.deadline = time.Now().Add(f.s.cfg.ApplyTimeout)
 	}
-	f.enqueue(c)
+	f.enqueue(c, addr)
 	select {
 	case <-c.done:
 		return c.res, c.err
@@ -122,18 +127,28 @@ func (f *forwarder) forward(ctx context.Context, data []byte) (*fsm.Result, erro
 }
 
 // enqueue adds c to the queue and starts a sender if fewer than
-// forwardSenders run.
-func (f *forwarder) enqueue(c *forwardCall) {
-	f.mu.Lock()
-	f.queue = append(f.queue, c)
-	start := f.senders < forwardSenders
-	if start {
-		f.senders++
-	}
-	f.mu.Unlock()
-	if start {
+// forwardSenders run that are not waiting for another node than addr, the
+// leader as c's caller knows it. Senders stuck on a former leader (one
+// cut off, whose RPCs end only at their deadline) leave room for those of
+// the new one.
+func (f *forwarder) enqueue(c *forwardCall, addr string) {
+	if f.admit(c, addr) {
 		go f.run()
 	}
+}
+
+// admit queues c and reports whether a sender is to start for it, which
+// it then counts.
+func (f *forwarder) admit(c *forwardCall, addr string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queue = append(f.queue, c)
+	elsewhere := f.waitingAll - f.waiting[addr]
+	if f.senders-elsewhere >= forwardSenders {
+		return false
+	}
+	f.senders++
+	return true
 }
 
 // run sends batches until the queue is empty.
@@ -177,24 +192,37 @@ func (f *forwarder) take() []*forwardCall {
 // send forwards batch to the current leader and finishes every call in it.
 func (f *forwarder) send(batch []*forwardCall) {
 	leader, _ := f.s.raft.LeaderWithID()
-	addr := string(leader)
-	switch {
+	switch addr := string(leader); {
 	case addr == "":
 		finishAll(batch, nil, errNoLeader())
-		return
 	case !f.together(addr):
 		f.sendAlone(batch, addr)
-		return
+	default:
+		f.sendTogether(batch, addr)
 	}
+}
+
+// sendTogether forwards batch to the leader at addr in one rpcApplyMany.
+func (f *forwarder) sendTogether(batch []*forwardCall, addr string) {
 	ctx, cancel := context.WithDeadline(f.ctx, latestDeadline(batch))
 	defer cancel()
 	var reply manyReply
 	f.rpcs.Add(1)
+	f.waitFor(addr, 1)
 	sent, err := f.s.peers.callInto(ctx, addr, rpcApplyMany, encodeCommands(batch), &reply)
-	switch {
-	case isNoRoute(err):
+	f.waitFor(addr, -1)
+	if isNoRoute(err) {
 		f.alone.Store(&aloneLeader{addr: addr, epoch: f.s.leaderChanges.Load()})
 		f.sendAlone(batch, addr)
+		return
+	}
+	settle(batch, reply, sent, err)
+}
+
+// settle finishes every call of batch with its part of the leader's
+// answer, or with what the RPC's failure means for all of them.
+func settle(batch []*forwardCall, reply manyReply, sent bool, err error) {
+	switch {
 	case err != nil && !sent:
 		finishAll(batch, nil, &Error{Code: ErrCodeUnavailable, Msg: "leader unreachable", Err: errNotLeader})
 	case err != nil:
@@ -213,9 +241,25 @@ func (f *forwarder) send(batch []*forwardCall) {
 	}
 }
 
+// waitFor counts a sender waiting for addr (n = 1) or done waiting (-1).
+func (f *forwarder) waitFor(addr string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.waiting == nil {
+		f.waiting = map[string]int{}
+	}
+	f.waiting[addr] += n
+	f.waitingAll += n
+	if f.waiting[addr] == 0 {
+		delete(f.waiting, addr)
+	}
+}
+
 // sendAlone forwards each call of batch in an RPC of its own, for a leader
 // that does not serve rpcApplyMany.
 func (f *forwarder) sendAlone(batch []*forwardCall, addr string) {
+	f.waitFor(addr, 1)
+	defer f.waitFor(addr, -1)
 	var wg sync.WaitGroup
 	for _, c := range batch {
 		wg.Add(1)

@@ -157,7 +157,7 @@ func (s *Store) forward(ctx context.Context, data []byte) (*fsm.Result, error) {
 		return nil, errNoLeader()
 	}
 	if s.forwards.together(string(addr)) {
-		return s.forwards.forward(ctx, data)
+		return s.forwards.forward(ctx, string(addr), data)
 	}
 	return s.forwardAlone(ctx, string(addr), data)
 }
