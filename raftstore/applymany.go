@@ -58,22 +58,27 @@ func (s *Store) serveApplyMany(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	var reply manyReply
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxRPCBody))
-	cmds, splitErr := splitCommands(data)
-	switch {
-	case err != nil:
-		reply.Err = toWire(&Error{Code: ErrCodeUnavailable, Err: err})
-	case splitErr != nil:
-		reply.Err = toWire(&Error{Code: ErrCodeInvalid, Err: splitErr})
-	default:
-		reply.Replies = s.applyMany(r, cmds)
-		if reply.Replies == nil {
-			return // the follower is gone
-		}
+	reply, ok := s.answerMany(r)
+	if !ok {
+		return // the follower is gone
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(reply)
+}
+
+// answerMany reads, splits and applies the commands of r; ok is false
+// when r ended before they all had an outcome.
+func (s *Store) answerMany(r *http.Request) (reply manyReply, ok bool) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxRPCBody))
+	if err != nil {
+		return manyReply{Err: toWire(&Error{Code: ErrCodeUnavailable, Err: err})}, true
+	}
+	cmds, err := splitCommands(data)
+	if err != nil {
+		return manyReply{Err: toWire(&Error{Code: ErrCodeInvalid, Err: err})}, true
+	}
+	reply.Replies = s.applyMany(r, cmds)
+	return reply, reply.Replies != nil
 }
 
 // applyMany proposes each command that decodes, in order, and waits for

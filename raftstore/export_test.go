@@ -1,5 +1,7 @@
 package raftstore
 
+import "net/http"
+
 // LeaderGets is how many reads s asked the leader to answer.
 func (s *Store) LeaderGets() uint64 { return s.leaderGets.Load() }
 
@@ -24,4 +26,20 @@ const ReplayChunk = replayChunk
 func (s *Store) PipelineErr() error {
 	_, err := s.transport.AppendEntriesPipeline("peer", "127.0.0.1:1")
 	return err
+}
+
+// ApplyMany is what s, as the leader, answers to cmds forwarded together:
+// for each, the revision it committed at and the code of its error or
+// rejection (0 for none).
+func (s *Store) ApplyMany(cmds [][]byte) ([]uint64, []ErrorCode) {
+	r, _ := http.NewRequest(http.MethodPost, rpcApplyMany, nil)
+	replies := s.applyMany(r, cmds)
+	revs, codes := make([]uint64, len(replies)), make([]ErrorCode, len(replies))
+	for i, reply := range replies {
+		revs[i] = reply.Rev
+		if reply.Err != nil {
+			codes[i] = reply.Err.Code
+		}
+	}
+	return revs, codes
 }

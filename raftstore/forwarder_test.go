@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raftapi/raftapi/fsm"
 	"github.com/raftapi/raftapi/raftstore"
 	"github.com/raftapi/raftapi/raftstore/storetest"
 )
@@ -129,5 +130,34 @@ func TestForwardingToAnEarlierRelease(t *testing.T) {
 	checkCreatesStored(ctx, t, leader, createAtOnce(ctx, follower, twice("/alone/b", 12)))
 	if n := follower.ForwardRPCs(); n != refused {
 		t.Fatalf("the follower asked again for rpcApplyMany after its refusal: %d requests, then %d", refused, n)
+	}
+}
+
+// TestLeaderAnswersEachForwardedCommand: of commands forwarded together,
+// the leader proposes each that decodes and answers each on its own: a
+// create commits, a command that does not decode is refused as invalid
+// without reaching the log, a second create of the same key is rejected.
+func TestLeaderAnswersEachForwardedCommand(t *testing.T) {
+	t.Parallel()
+	c := storetest.NewCluster(t, 1)
+	ctx := storetest.Context(t)
+	leader := c.Leader()
+	create := (&fsm.Command{Type: fsm.CmdCreate, Key: "/many/a", Object: []byte(`{"kind":"K","metadata":{"name":"a"}}`)}).Encode()
+	revs, codes := leader.ApplyMany([][]byte{create, []byte("not a command"), create})
+	if len(revs) != 3 {
+		t.Fatalf("%d answers to 3 commands", len(revs))
+	}
+	if revs[0] == 0 || codes[0] != 0 {
+		t.Fatalf("create: revision %d, code %v; want committed", revs[0], codes[0])
+	}
+	if codes[1] != raftstore.ErrCodeInvalid {
+		t.Fatalf("undecodable command: code %v, want Invalid", codes[1])
+	}
+	if codes[2] != raftstore.ErrCodeAlreadyExists {
+		t.Fatalf("second create: code %v, want AlreadyExists", codes[2])
+	}
+	got, err := leader.Get(ctx, "/many/a", raftstore.ReadOptions{Consistency: raftstore.MostRecent})
+	if err != nil || got.Rev != revs[0] {
+		t.Fatalf("stored: %v at %d, want the create's revision %d", err, got.Rev, revs[0])
 	}
 }
