@@ -23,7 +23,7 @@ import (
 // by the input's first byte. A membership change is posted only when it
 // does not decode or validate: a valid one would reconfigure the test's
 // cluster.
-var peerRPCPaths = []string{rpcApply, rpcReadIndex, rpcStatus, rpcMembers, rpcGet}
+var peerRPCPaths = []string{rpcApply, rpcReadIndex, rpcStatus, rpcMembers, rpcGet, rpcApplyMany}
 
 // FuzzPeerRPC: whatever a peer posts to the peer RPC endpoints (a
 // forwarded command, a read index or status question), the node answers
@@ -42,6 +42,8 @@ func FuzzPeerRPC(f *testing.F) {
 	f.Add(byte(3), []byte(`[`))
 	f.Add(byte(4), []byte(`{"key":"/registry/configmaps/default/fuzz","rev":1}`))
 	f.Add(byte(4), []byte(`{"key":"","rev":0}`))
+	f.Add(byte(5), encodeCommands([]*forwardCall{{data: cmd}, {data: []byte{0xff}}, {data: cmd}}))
+	f.Add(byte(5), []byte{0x80})
 	s := openFuzzStore(f)
 	handler := s.rpcHandler()
 	f.Fuzz(func(t *testing.T, which byte, body []byte) {
@@ -53,6 +55,10 @@ func FuzzPeerRPC(f *testing.F) {
 		}
 		w := httptest.NewRecorder()
 		handler.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body)))
+		if path == rpcApplyMany {
+			checkManyReply(t, body, w)
+			return
+		}
 		var reply rpcReply
 		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &reply) != nil {
 			t.Fatalf("POST %s %q: %d %s", path, body, w.Code, w.Body)
@@ -62,6 +68,33 @@ func FuzzPeerRPC(f *testing.F) {
 			t.Fatalf("POST %s of what does not decode, %q, answered %+v", path, body, reply)
 		}
 	})
+}
+
+// checkManyReply checks the leader's answer to body posted to
+// rpcApplyMany: a body that does not split is refused whole as invalid;
+// otherwise every command has an answer, invalid for one that does not
+// decode.
+func checkManyReply(t *testing.T, body []byte, w *httptest.ResponseRecorder) {
+	t.Helper()
+	var reply manyReply
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &reply) != nil {
+		t.Fatalf("POST %s %q: %d %s", rpcApplyMany, body, w.Code, w.Body)
+	}
+	cmds, err := splitCommands(body)
+	if err != nil {
+		if reply.Err == nil || reply.Err.Code != ErrCodeInvalid {
+			t.Fatalf("POST %s of a bad frame, %q, answered %+v", rpcApplyMany, body, reply)
+		}
+		return
+	}
+	if len(reply.Replies) != len(cmds) {
+		t.Fatalf("POST %s of %d commands answered %d", rpcApplyMany, len(cmds), len(reply.Replies))
+	}
+	for i, cmd := range cmds {
+		if _, err := fsm.DecodeCommand(cmd); err != nil && (reply.Replies[i].Err == nil || reply.Replies[i].Err.Code != ErrCodeInvalid) {
+			t.Fatalf("POST %s: command %d, %q, does not decode and was answered %+v", rpcApplyMany, i, cmd, reply.Replies[i])
+		}
+	}
 }
 
 // decodeMemberChange is serveMembers' decoding of a forwarded change.
