@@ -3,7 +3,6 @@ package raftstore
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,5 +129,3 @@ func applyResult(f raft.ApplyFuture) (*fsm.Result, error) {
 	}
 	return res, nil
 }
-
-func isNoRoute(err error) bool { return errors.Is(err, errNoRoute) }

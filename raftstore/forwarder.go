@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -66,10 +67,9 @@ type forwarder struct {
 	mu    sync.Mutex
 	queue []*forwardCall
 	// senders is how many sender goroutines run; waiting[addr] how many
-	// of them wait for an answer from addr, and waitingAll the sum.
-	senders    int
-	waiting    map[string]int
-	waitingAll int
+	// of them wait for an answer from addr.
+	senders int
+	waiting map[string]int
 
 	// alone is a leader that does not serve rpcApplyMany (an earlier
 	// release): commands go to it one RPC each while it leads.
@@ -144,7 +144,12 @@ func (f *forwarder) admit(c *forwardCall, addr string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queue = append(f.queue, c)
-	elsewhere := f.waitingAll - f.waiting[addr]
+	elsewhere := 0
+	for a, n := range f.waiting {
+		if a != addr {
+			elsewhere += n
+		}
+	}
 	if f.senders-elsewhere >= forwardSenders {
 		return false
 	}
@@ -212,7 +217,7 @@ func (f *forwarder) sendTogether(batch []*forwardCall, addr string) {
 	f.waitFor(addr, 1)
 	sent, err := f.s.peers.callInto(ctx, addr, rpcApplyMany, encodeCommands(batch), &reply)
 	f.waitFor(addr, -1)
-	if isNoRoute(err) {
+	if errors.Is(err, errNoRoute) {
 		f.alone.Store(&aloneLeader{addr: addr, epoch: f.s.leaderChanges.Load()})
 		f.sendAlone(batch, addr)
 		return
@@ -224,10 +229,8 @@ func (f *forwarder) sendTogether(batch []*forwardCall, addr string) {
 // answer, or with what the RPC's failure means for all of them.
 func settle(batch []*forwardCall, reply manyReply, sent bool, err error) {
 	switch {
-	case err != nil && !sent:
-		finishAll(batch, nil, &Error{Code: ErrCodeUnavailable, Msg: "leader unreachable", Err: errNotLeader})
 	case err != nil:
-		finishAll(batch, nil, &Error{Code: ErrCodeUnknownOutcome, Msg: "lost the leader's answer", Err: err})
+		finishAll(batch, nil, forwardFailed(sent, err))
 	case reply.Err != nil:
 		for _, c := range batch {
 			c.finish(fromReply(rpcReply{Err: reply.Err}))
@@ -250,7 +253,6 @@ func (f *forwarder) waitFor(addr string, n int) {
 		f.waiting = map[string]int{}
 	}
 	f.waiting[addr] += n
-	f.waitingAll += n
 	if f.waiting[addr] == 0 {
 		delete(f.waiting, addr)
 	}

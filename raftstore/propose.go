@@ -171,12 +171,18 @@ func errNoLeader() error {
 func (s *Store) forwardAlone(ctx context.Context, addr string, data []byte) (*fsm.Result, error) {
 	reply, sent, err := s.peers.call(ctx, addr, rpcApply+"?"+omitStamped, data)
 	if err != nil {
-		if !sent {
-			return nil, &Error{Code: ErrCodeUnavailable, Msg: "leader unreachable", Err: errNotLeader}
-		}
-		return nil, &Error{Code: ErrCodeUnknownOutcome, Msg: "lost the leader's answer", Err: err}
+		return nil, forwardFailed(sent, err)
 	}
 	return fromReply(reply)
+}
+
+// forwardFailed is what a forward that failed with err means for its
+// commands: never seen by the leader (retryable) unless it was sent.
+func forwardFailed(sent bool, err error) error {
+	if !sent {
+		return &Error{Code: ErrCodeUnavailable, Msg: "leader unreachable", Err: errNotLeader}
+	}
+	return &Error{Code: ErrCodeUnknownOutcome, Msg: "lost the leader's answer", Err: err}
 }
 
 // fromReply is the result or error of a forwarded command as the leader
