@@ -11,6 +11,9 @@ func (s *Store) Restamped() uint64 { return s.restamped.Load() }
 // ForwardRPCs is how many rpcApplyMany requests s sent.
 func (s *Store) ForwardRPCs() uint64 { return s.forwards.rpcs.Load() }
 
+// Term is the raft term s is in.
+func (s *Store) Term() uint64 { return s.raft.CurrentTerm() }
+
 // ServeAsEarlierRelease makes s answer rpcApplyMany with 404, as a node
 // of a release without it does.
 func (s *Store) ServeAsEarlierRelease() { s.withoutApplyMany.Store(true) }

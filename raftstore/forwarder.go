@@ -86,19 +86,22 @@ func newForwarder(s *Store) *forwarder {
 // stop ends the RPCs in flight; their callers learn an unknown outcome.
 func (f *forwarder) stop() { f.cancel() }
 
-// aloneLeader is the leader at addr during the leadership term that
-// followed the node's count of leader changes reaching epoch.
+// aloneLeader is the leader at addr during the raft term this node was in
+// when it refused rpcApplyMany. The term is read from raft itself, not
+// from the leader observations, which arrive late: a refusal counted
+// against a stale epoch would be forgotten as soon as the observation
+// caught up.
 type aloneLeader struct {
-	addr  string
-	epoch uint64
+	addr string
+	term uint64
 }
 
 // together reports whether commands for the leader at addr go in batches.
-// A leader found without rpcApplyMany is asked again once leadership has
-// changed, since it may have been upgraded.
+// A leader found without rpcApplyMany is asked again once the raft term
+// has moved on, since it may have been upgraded and elected again.
 func (f *forwarder) together(addr string) bool {
 	a := f.alone.Load()
-	return a == nil || a.addr != addr || a.epoch != f.s.leaderChanges.Load()
+	return a == nil || a.addr != addr || a.term != f.s.raft.CurrentTerm()
 }
 
 // forward queues data for the leader, believed to be at addr, and waits
@@ -218,7 +221,7 @@ func (f *forwarder) sendTogether(batch []*forwardCall, addr string) {
 	sent, err := f.s.peers.callInto(ctx, addr, rpcApplyMany, encodeCommands(batch), &reply)
 	f.waitFor(addr, -1)
 	if errors.Is(err, errNoRoute) {
-		f.alone.Store(&aloneLeader{addr: addr, epoch: f.s.leaderChanges.Load()})
+		f.alone.Store(&aloneLeader{addr: addr, term: f.s.raft.CurrentTerm()})
 		f.sendAlone(batch, addr)
 		return
 	}

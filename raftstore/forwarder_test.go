@@ -120,16 +120,31 @@ func TestForwardingToAnEarlierRelease(t *testing.T) {
 	t.Parallel()
 	c := storetest.NewCluster(t, 3)
 	ctx := storetest.Context(t)
-	leader, follower := c.Leader(), c.Follower()
-	leader.ServeAsEarlierRelease()
-	checkCreatesStored(ctx, t, leader, createAtOnce(ctx, follower, twice("/alone/a", 12)))
-	refused := follower.ForwardRPCs()
-	if refused == 0 {
-		t.Fatal("the follower never asked the leader for rpcApplyMany")
-	}
-	checkCreatesStored(ctx, t, leader, createAtOnce(ctx, follower, twice("/alone/b", 12)))
-	if n := follower.ForwardRPCs(); n != refused {
-		t.Fatalf("the follower asked again for rpcApplyMany after its refusal: %d requests, then %d", refused, n)
+	deadline := time.Now().Add(30 * time.Second)
+	for round := 0; ; round++ {
+		leader, follower := c.Leader(), c.Follower()
+		leader.ServeAsEarlierRelease()
+		term := follower.Term()
+		prefix := fmt.Sprintf("/alone/r%d", round)
+		checkCreatesStored(ctx, t, leader, createAtOnce(ctx, follower, twice(prefix+"a", 12)))
+		refused := follower.ForwardRPCs()
+		if refused == 0 {
+			t.Fatal("the follower never asked the leader for rpcApplyMany")
+		}
+		checkCreatesStored(ctx, t, leader, createAtOnce(ctx, follower, twice(prefix+"b", 12)))
+		n := follower.ForwardRPCs()
+		if follower.Term() != term {
+			// An election in between lets the follower ask again, as
+			// it should; the busy machine is tried once more.
+			if time.Now().After(deadline) {
+				t.Fatalf("%d rounds each saw an election", round+1)
+			}
+			continue
+		}
+		if n != refused {
+			t.Fatalf("the follower asked again for rpcApplyMany after its refusal: %d requests, then %d", refused, n)
+		}
+		return
 	}
 }
 
