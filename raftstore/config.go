@@ -116,6 +116,14 @@ type Config struct {
 	// TrailingLogs is how many entries stay in the log after a snapshot;
 	// zero keeps raft's default (10240).
 	TrailingLogs uint64
+	// MaxReplayEntries is how many applied entries may follow the newest
+	// snapshot before the node takes one, so that a start, which replays
+	// them, stays short (replaybound.go). Zero means 200,000: about 3.6 s
+	// of a start at 1 KiB entries.
+	MaxReplayEntries uint64
+	// ReplayCheckInterval is how often the node compares its log with
+	// MaxReplayEntries; zero means 5s.
+	ReplayCheckInterval time.Duration
 
 	// Logger receives the store's and raft's logs; nil discards them.
 	Logger *slog.Logger
@@ -144,6 +152,10 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.ReadIndexTimeout, 5*time.Second)
 	setDefault(&out.CommitTimeout, 2*time.Millisecond)
 	setDefault(&out.PeerHandshakeTimeout, 3*time.Second)
+	setDefault(&out.ReplayCheckInterval, 5*time.Second)
+	if out.MaxReplayEntries == 0 {
+		out.MaxReplayEntries = 200_000
+	}
 	rd := raft.DefaultConfig()
 	setDefault(&out.HeartbeatTimeout, rd.HeartbeatTimeout)
 	setDefault(&out.ElectionTimeout, rd.ElectionTimeout)

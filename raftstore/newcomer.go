@@ -2,7 +2,6 @@ package raftstore
 
 import (
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -112,8 +111,8 @@ func (s *Store) newcomerBacklog() backlog {
 		return backlog{replay: last}
 	}
 	b := backlog{truncated: true, stateBytes: fileSize(filepath.Join(s.cfg.DataDir, stateFile))}
-	snap, err := strconv.ParseUint(s.raft.Stats()["last_snapshot_index"], 10, 64)
-	if err != nil || snap >= last {
+	snap, ok := s.lastSnapshotIndex()
+	if !ok || snap >= last {
 		return b
 	}
 	b.replay = last - snap

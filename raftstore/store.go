@@ -105,9 +105,10 @@ func (s *Store) open() error {
 	}
 	s.rpc = &http.Server{Handler: s.rpcHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.rpc.Serve(s.mux.listener(protoRPC)) }()
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go s.observeLeader()
 	go s.compactLoop()
+	go s.replayBoundLoop()
 	if s.rejoining.Load() {
 		s.wg.Add(1)
 		go s.rejoinLoop()
