@@ -11,6 +11,14 @@ func (s *Store) Restamped() uint64 { return s.restamped.Load() }
 // ForwardRPCs is how many rpcApplyMany requests s sent.
 func (s *Store) ForwardRPCs() uint64 { return s.forwards.rpcs.Load() }
 
+// ReplayChecks is how many times s compared its log with
+// MaxReplayEntries.
+func (s *Store) ReplayChecks() uint64 { return s.replayChecks.Load() }
+
+// LastSnapshotIndex is the index of s's newest snapshot (0: none); ok is
+// false when raft does not say.
+func (s *Store) LastSnapshotIndex() (uint64, bool) { return s.lastSnapshotIndex() }
+
 // Term is the raft term s is in.
 func (s *Store) Term() uint64 { return s.raft.CurrentTerm() }
 

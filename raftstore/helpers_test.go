@@ -79,9 +79,9 @@ func faultCheckAbsent(ctx context.Context, s *raftstore.Store, key string, opts 
 // has taken or installed (0: none).
 func faultSnapshotIndex(t testing.TB, s *raftstore.Store) uint64 {
 	t.Helper()
-	v, err := strconv.ParseUint(s.Raft().Stats()["last_snapshot_index"], 10, 64)
-	if err != nil {
-		t.Fatalf("%s: last_snapshot_index: %v", s.Name(), err)
+	v, ok := s.LastSnapshotIndex()
+	if !ok {
+		t.Fatalf("%s: raft does not say its last snapshot index", s.Name())
 	}
 	return v
 }

@@ -40,6 +40,7 @@ func (s *Store) replayBoundLoop() {
 // boundReplay takes a snapshot if more than MaxReplayEntries applied
 // entries follow the newest one.
 func (s *Store) boundReplay() {
+	defer s.replayChecks.Add(1)
 	snap, ok := s.lastSnapshotIndex()
 	applied := s.raft.AppliedIndex()
 	if !ok || applied <= snap || applied-snap <= s.cfg.MaxReplayEntries {

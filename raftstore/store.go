@@ -60,12 +60,14 @@ type Store struct {
 	// restamped counts the forwarded writes whose stored object this
 	// node stamped itself (omitStamped).
 	restamped atomic.Uint64
-	observer  atomic.Pointer[observerBox] // see SetObserver
-	closed    atomic.Bool
-	stopCh    chan struct{}
-	wg        sync.WaitGroup
-	closeOnce sync.Once
-	closeErr  error
+	// replayChecks counts boundReplay's looks at the log.
+	replayChecks atomic.Uint64
+	observer     atomic.Pointer[observerBox] // see SetObserver
+	closed       atomic.Bool
+	stopCh       chan struct{}
+	wg           sync.WaitGroup
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 // Open starts a node: it opens or creates the data directory, starts the
