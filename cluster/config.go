@@ -33,6 +33,10 @@ type Config struct {
 	// HistoryRetention is how long past revisions stay readable. Default
 	// five minutes.
 	HistoryRetention time.Duration
+	// SnapshotCount is how many applied entries may follow the node's
+	// newest snapshot before it takes one (--snapshot-count): a start
+	// replays them. Zero means the store's default, 200,000.
+	SnapshotCount uint64
 
 	// GossipListen enables gossip discovery and membership on this
 	// host:port (memberlist, TCP and UDP).

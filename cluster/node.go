@@ -162,6 +162,7 @@ func openStore(cfg Config, peer *peerSecurity, vouched func(string) bool, info f
 		InitialCluster:   cfg.InitialCluster,
 		DeferBootstrap:   cfg.JoinExisting || (cfg.gossipEnabled() && len(cfg.InitialCluster) == 0),
 		HistoryRetention: cfg.HistoryRetention,
+		MaxReplayEntries: cfg.SnapshotCount,
 		Logger:           cfg.Logger,
 	}
 	ln, err := net.Listen("tcp", cfg.PeerListen)

@@ -30,6 +30,10 @@ type Status struct {
 	// Status serves health checks many times a second.
 	StateBytes int64 `json:"stateBytes,omitempty"`
 	LogBytes   int64 `json:"logBytes,omitempty"`
+	// SnapshotIndex is the last index the node's newest snapshot covers
+	// (0 before the first): a start replays the entries after it.
+	// Filled by StatusWithDisk only.
+	SnapshotIndex uint64 `json:"snapshotIndex,omitempty"`
 }
 
 // Status returns the node's current view.
@@ -51,11 +55,13 @@ func (s *Store) Status() Status {
 	}
 }
 
-// StatusWithDisk is Status with the sizes of the node's databases.
+// StatusWithDisk is Status with the sizes of the node's databases and
+// the index of its newest snapshot.
 func (s *Store) StatusWithDisk() Status {
 	st := s.Status()
 	st.StateBytes = fileSize(filepath.Join(s.cfg.DataDir, stateFile))
 	st.LogBytes = dirSize(filepath.Join(s.cfg.DataDir, walDir))
+	st.SnapshotIndex, _ = s.lastSnapshotIndex()
 	return st
 }
 
