@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/raftapi/raftapi/api/audit"
+	"github.com/raftapi/raftapi/raftstore"
 )
 
 // Config configures one node.
@@ -35,7 +36,7 @@ type Config struct {
 	HistoryRetention time.Duration
 	// SnapshotCount is how many applied entries may follow the node's
 	// newest snapshot before it takes one (--snapshot-count): a start
-	// replays them. Zero means the store's default, 200,000.
+	// replays them. Zero means DefaultSnapshotCount.
 	SnapshotCount uint64
 
 	// GossipListen enables gossip discovery and membership on this
@@ -158,6 +159,8 @@ const (
 	DefaultDataDir    = "./raftapi-data"
 	DefaultListen     = "127.0.0.1:8080"
 	DefaultPeerListen = "127.0.0.1:7080"
+	// DefaultSnapshotCount is what a zero SnapshotCount means.
+	DefaultSnapshotCount = raftstore.DefaultMaxReplayEntries
 )
 
 func (c Config) withDefaults() Config {

@@ -21,7 +21,15 @@ const testTimeout = 30 * time.Second
 // it is ready.
 func startSingleNode(t *testing.T) *Node {
 	t.Helper()
-	n, err := Start(Config{Name: "n1", DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: "127.0.0.1:0"})
+	return startSingleNodeWith(t, func(*Config) {})
+}
+
+// startSingleNodeWith is startSingleNode with the config changed by set.
+func startSingleNodeWith(t *testing.T, set func(*Config)) *Node {
+	t.Helper()
+	cfg := Config{Name: "n1", DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: "127.0.0.1:0"}
+	set(&cfg)
+	n, err := Start(cfg)
 	if err != nil {
 		t.Fatalf("start node: %v", err)
 	}

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,16 +15,7 @@ import (
 // and its status reports the snapshot's index.
 func TestSnapshotCount(t *testing.T) {
 	const count = 100
-	n, err := Start(Config{Name: "n1", DataDir: t.TempDir(), Listen: "127.0.0.1:0", PeerListen: "127.0.0.1:0", SnapshotCount: count})
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() { stopNode(t, n) })
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	if err := n.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	n := startSingleNodeWith(t, func(c *Config) { c.SnapshotCount = count })
 	for i := range 2 * count {
 		if code, body := httpDo(t, n, http.MethodPost, "/api/v1/namespaces/default/configmaps", configMap(fmt.Sprintf("cm-%d", i), "v")); code != http.StatusCreated {
 			t.Fatalf("create cm-%d: %d %s", i, code, body)

@@ -118,8 +118,8 @@ type Config struct {
 	TrailingLogs uint64
 	// MaxReplayEntries is how many applied entries may follow the newest
 	// snapshot before the node takes one, so that a start, which replays
-	// them, stays short (replaybound.go). Zero means 200,000: about 3.6 s
-	// of a start at 1 KiB entries.
+	// them, stays short (replaybound.go). Zero means
+	// DefaultMaxReplayEntries.
 	MaxReplayEntries uint64
 	// ReplayCheckInterval is how often the node compares its log with
 	// MaxReplayEntries; zero means 5s.
@@ -154,7 +154,7 @@ func (c *Config) withDefaults() (Config, error) {
 	setDefault(&out.PeerHandshakeTimeout, 3*time.Second)
 	setDefault(&out.ReplayCheckInterval, 5*time.Second)
 	if out.MaxReplayEntries == 0 {
-		out.MaxReplayEntries = 200_000
+		out.MaxReplayEntries = DefaultMaxReplayEntries
 	}
 	rd := raft.DefaultConfig()
 	setDefault(&out.HeartbeatTimeout, rd.HeartbeatTimeout)
@@ -178,6 +178,10 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	return out, nil
 }
+
+// DefaultMaxReplayEntries is MaxReplayEntries when it is not set: about
+// 3.6 s of a start at 1 KiB entries.
+const DefaultMaxReplayEntries = 200_000
 
 func setDefault(d *time.Duration, v time.Duration) {
 	if *d <= 0 {

@@ -81,7 +81,7 @@ first.`,
 	fs.StringVar(&sf.initial, "initial-cluster", "", "static cluster on first start: name=host:port,... (peer addresses); empty: single node")
 	fs.StringVar(&sf.initialState, "initial-cluster-state", "new", "new: form the --initial-cluster; existing: join a running cluster that already lists this node (raftapi members add)")
 	fs.DurationVar(&cfg.HistoryRetention, "history-retention", 5*time.Minute, "how long past resourceVersions stay readable and watchable")
-	fs.Uint64Var(&cfg.SnapshotCount, "snapshot-count", 200_000, "applied log entries that may follow the newest snapshot before the node takes one; a start replays them (about 3.6s per 200,000 entries of 1 KiB)")
+	fs.Uint64Var(&cfg.SnapshotCount, "snapshot-count", cluster.DefaultSnapshotCount, "applied log entries that may follow the newest snapshot before the node takes one; a start replays them (about 3.6s per 200,000 entries of 1 KiB)")
 	fs.StringVar(&sf.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&sf.logFormat, "log-format", "text", "log format: text (logfmt) or json, one line per event")
 	fs.StringVar(&cfg.GossipListen, "gossip-listen", "", "gossip address (host:port); enables discovery and dynamic membership")
